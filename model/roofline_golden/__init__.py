@@ -1,0 +1,26 @@
+"""roofline_golden: the golden model of the roofline unit (no simulator imports).
+
+- `qformat`: UQ(I).(F) fixed-point formats, quantization and decoding.
+- `exact`: the real-valued roofline on Fractions, the reference for error bounds.
+- `fixed`: the bit-exact fixed-point mirror of each RTL module, one vector at a time.
+- `vector`: the same mirror vectorized with numpy, for sweeps.
+- `cases`: the document's cases and the spec's edge cases, from `cases.toml`.
+"""
+
+from . import exact, fixed
+from .qformat import QFormat, format_fraction, round_half_up
+
+DEFAULT_FORMAT = QFormat(24, 16)
+DEFAULT_LEVELS = 3
+DEFAULT_COUNT_BITS = 64
+
+__all__ = [
+    "DEFAULT_COUNT_BITS",
+    "DEFAULT_FORMAT",
+    "DEFAULT_LEVELS",
+    "QFormat",
+    "exact",
+    "fixed",
+    "format_fraction",
+    "round_half_up",
+]

@@ -1,0 +1,76 @@
+// Attainable performance of one kernel against every memory level: the lowest cap binds.
+//
+// Level l is memory-bound when ai_l * bw_l < peak. The binding level is the memory-bound
+// level with the smallest full-precision ai_l * bw_l, the lowest index on a tie; binding_o
+// is LEVELS when no level is memory-bound (the compute roof binds). Combinational.
+// Level l occupies bits [l*W +: W] of bw_i, ai_i and level_cap_o.
+module roofline_hierarchy #(
+  parameter int INT_BITS  = 24,
+  parameter int FRAC_BITS = 16,
+  parameter int LEVELS    = 3
+) (
+  input  logic [INT_BITS+FRAC_BITS-1:0]          peak_i,
+  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] bw_i,
+  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] ai_i,
+  output logic [INT_BITS+FRAC_BITS-1:0]          cap_o,
+  output logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] level_cap_o,
+  output logic                                   mem_bound_o,
+  output logic [$clog2(LEVELS+1)-1:0]            binding_o
+);
+  localparam int W         = INT_BITS + FRAC_BITS;
+  localparam int PRODUCT_W = 2 * W;
+  localparam int IDX_W     = $clog2(LEVELS + 1);
+  localparam logic [IDX_W-1:0] COMPUTE_BINDS = IDX_W'(LEVELS);
+
+  if (LEVELS < 1) begin : gen_levels_check
+    // Elaboration stops here on every tool: the missing module's name is the message.
+    ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error ();
+  end
+
+  logic [LEVELS*PRODUCT_W-1:0] level_product;
+  logic [LEVELS-1:0]           level_mem_bound;
+
+  // A running minimum over the levels, in index order. Stage 0 is "compute binds";
+  // stage l+1 takes level l only when it is memory-bound and strictly lower, so the
+  // lowest index wins a tie.
+  // split_var lets Verilator schedule each stage on its own instead of reporting the
+  // chain through one vector as a combinational loop (UNOPTFLAT).
+  logic [(LEVELS+1)*PRODUCT_W-1:0] best_product /* verilator split_var */;
+  logic [(LEVELS+1)*IDX_W-1:0]     best_index   /* verilator split_var */;
+  logic [(LEVELS+1)*W-1:0]         best_cap     /* verilator split_var */;
+
+  assign best_product[0 +: PRODUCT_W] = '1;
+  assign best_index[0 +: IDX_W]       = COMPUTE_BINDS;
+  assign best_cap[0 +: W]             = peak_i;
+
+  for (genvar l = 0; l < LEVELS; l++) begin : gen_level
+    localparam logic [IDX_W-1:0] LEVEL_INDEX = IDX_W'(l);
+    logic takes_lead;
+
+    roofline_level #(
+      .INT_BITS (INT_BITS),
+      .FRAC_BITS(FRAC_BITS)
+    ) u_level (
+      .peak_i     (peak_i),
+      .bw_i       (bw_i[l*W +: W]),
+      .ai_i       (ai_i[l*W +: W]),
+      .product_o  (level_product[l*PRODUCT_W +: PRODUCT_W]),
+      .mem_bound_o(level_mem_bound[l]),
+      .cap_o      (level_cap_o[l*W +: W])
+    );
+
+    assign takes_lead = level_mem_bound[l]
+                      && (level_product[l*PRODUCT_W +: PRODUCT_W] < best_product[l*PRODUCT_W +: PRODUCT_W]);
+    assign best_product[(l+1)*PRODUCT_W +: PRODUCT_W] =
+        takes_lead ? level_product[l*PRODUCT_W +: PRODUCT_W] : best_product[l*PRODUCT_W +: PRODUCT_W];
+    assign best_index[(l+1)*IDX_W +: IDX_W] = takes_lead ? LEVEL_INDEX : best_index[l*IDX_W +: IDX_W];
+    assign best_cap[(l+1)*W +: W]           = takes_lead ? level_cap_o[l*W +: W] : best_cap[l*W +: W];
+  end
+
+  logic [PRODUCT_W-1:0] unused_best_product;
+  assign unused_best_product = best_product[LEVELS*PRODUCT_W +: PRODUCT_W];
+
+  assign cap_o       = best_cap[LEVELS*W +: W];
+  assign binding_o   = best_index[LEVELS*IDX_W +: IDX_W];
+  assign mem_bound_o = |level_mem_bound;
+endmodule

