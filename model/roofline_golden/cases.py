@@ -252,3 +252,7 @@ def _describe_level(level: Level) -> str:
     if level.ops is not None:
         parts.append(f"ops {level.ops}, bytes {level.bytes}")
     return ", ".join(parts)
+
+
+if __name__ == "__main__":
+    print(markdown_table("document"))

@@ -1,0 +1,77 @@
+# roofline-hw: run `make help` for the targets.
+# The first `make sim` or `make test` creates .venv and installs pinned dependencies into it.
+
+PYTHON  ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed
+
+SIM        ?= icarus
+TOP        ?= all
+INT_BITS   ?= 24
+FRAC_BITS  ?= 16
+LEVELS     ?= 3
+COUNT_BITS ?= 64
+SWEEP      ?= 1000
+SEED       ?=
+TESTCASE   ?=
+ONLY       ?=
+WAVES      ?=
+RTL        ?=
+# pytest-xdist workers for `make test`
+JOBS       ?= auto
+
+SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
+           --levels $(LEVELS) --count-bits $(COUNT_BITS) --sweep $(SWEEP) \
+           $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
+           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves)
+
+.PHONY: help sim test lint clean prereqs prereqs-verilator
+
+help:
+	@echo "roofline-hw: a verified fixed-point roofline unit"
+	@echo ""
+	@echo "  make sim        run the cocotb testbenches (SIM=icarus|verilator, TOP=<module>|all)"
+	@echo "  make test       the whole pytest regression: model tests, both simulators, every parameter set"
+	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
+	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
+	@echo ""
+	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1"
+	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 SWEEP=1000 RTL=<file or folder>"
+	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
+
+prereqs:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found: install Python >= 3.11"; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "error: $$($(PYTHON) --version 2>&1) is too old: install Python >= 3.11 (or PYTHON=python3.x make ...)"; exit 1; }
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || \
+	  { echo "error: Python's venv module is missing: apt-get install python3-venv"; exit 1; }
+	@command -v iverilog >/dev/null 2>&1 || { echo "error: iverilog not found: apt-get install iverilog"; exit 1; }
+	@command -v make >/dev/null 2>&1 || { echo "error: make not found: apt-get install make"; exit 1; }
+
+prereqs-verilator:
+	@command -v g++ >/dev/null 2>&1 || { echo "error: g++ not found (Verilator builds C++): apt-get install g++"; exit 1; }
+	@command -v perl >/dev/null 2>&1 || { echo "error: perl not found (Verilator needs it): apt-get install perl"; exit 1; }
+
+$(STAMP): pyproject.toml | prereqs
+	@echo "setting up $(VENV) (first run only)..."
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	@$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $@
+
+sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
+	@$(VPY) -m roofline_tb.sim $(SIM_ARGS)
+
+test: prereqs prereqs-verilator $(STAMP)
+	@ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
+	  $(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
+
+lint: prereqs $(STAMP)
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -not -path './$(VENV)/*' -exec rm -rf {} +
+
+clean-all: clean
+	rm -rf $(VENV) *.egg-info

