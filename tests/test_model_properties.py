@@ -60,7 +60,7 @@ def test_adding_a_level_never_raises_the_cap(fmt: QFormat, rng: random.Random) -
         more = fixed.hierarchy(fmt, v.peak, v.bws, v.ais)
         assert more.cap <= fewer.cap, v
         assert more.cap == min([v.peak, *[c for c, m in zip(more.level_caps, [
-            fixed.attainable(fmt, v.peak, b, a).mem_bound for b, a in zip(v.bws, v.ais)]) if m]]), v
+            fixed.attainable(fmt, v.peak, b, a).mem_bound for b, a in zip(v.bws, v.ais, strict=True)], strict=True) if m]]), v
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
@@ -83,7 +83,7 @@ def test_hierarchy_binding_is_the_lowest_memory_bound_product_first_index_on_tie
 ) -> None:
     for v in rate_vectors(rng, fmt, 3, N // 3):
         out = fixed.hierarchy(fmt, v.peak, v.bws, v.ais)
-        products = [a * b for a, b in zip(v.ais, v.bws)]
+        products = [a * b for a, b in zip(v.ais, v.bws, strict=True)]
         below = [i for i, p in enumerate(products) if p < v.peak << fmt.frac_bits]
         expected = min(below, key=lambda i: (products[i], i)) if below else 3
         assert out.binding == expected, v

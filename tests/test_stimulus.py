@@ -17,14 +17,15 @@ def test_rate_vectors_hit_each_regime(fmt: QFormat) -> None:
     vectors = rate_vectors(random.Random(7), fmt, 3, 900)
     assert {v.kind for v in vectors} == set(RATE_KINDS)
     scaled = lambda v: v.peak << fmt.frac_bits  # noqa: E731
-    products = [[a * b for a, b in zip(v.ais, v.bws)] for v in vectors]
+    products = [[a * b for a, b in zip(v.ais, v.bws, strict=True)] for v in vectors]
+    pairs = list(zip(vectors, products, strict=True))
     hits = {
-        "ridge": any(scaled(v) in p for v, p in zip(vectors, products)),
-        "step below": any(scaled(v) - 1 in p for v, p in zip(vectors, products)),
-        "step above": any(scaled(v) + 1 in p for v, p in zip(vectors, products)),
-        "rounding tie": any(x < scaled(v) and x % fmt.one == fmt.one // 2 for v, p in zip(vectors, products) for x in p),
+        "ridge": any(scaled(v) in p for v, p in pairs),
+        "step below": any(scaled(v) - 1 in p for v, p in pairs),
+        "step above": any(scaled(v) + 1 in p for v, p in pairs),
+        "rounding tie": any(x < scaled(v) and x % fmt.one == fmt.one // 2 for v, p in pairs for x in p),
         "level tie": any(len(set(x for x in p if x < scaled(v))) < len([x for x in p if x < scaled(v)])
-                         for v, p in zip(vectors, products)),
+                         for v, p in pairs),
     }
     assert all(hits.values()), hits
     bindings = {fixed.hierarchy(fmt, v.peak, v.bws, v.ais).binding for v in vectors}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def hierarchy(peak: Fraction, bws: Sequence[Fraction], ais: Sequence[Fraction]) 
     """The lowest level cap binds; ties go to the lowest index; compute binds when none is lower."""
     if len(bws) != len(ais) or not bws:
         raise ValueError("hierarchy needs one bandwidth and one intensity per level, at least one level")
-    points = [attainable(peak, bw, ai) for bw, ai in zip(bws, ais)]
+    points = [attainable(peak, bw, ai) for bw, ai in zip(bws, ais, strict=True)]
     binding = len(points)
     for index, point in enumerate(points):
         if point.mem_bound and (binding == len(points) or point.cap < points[binding].cap):

@@ -7,8 +7,8 @@ one rounding to nearest with ties up, saturation to all ones. The vectorized mir
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .qformat import QFormat
 
@@ -51,8 +51,8 @@ def attainable(fmt: QFormat, peak: int, bw: int, ai: int) -> AttainableOut:
 def hierarchy(fmt: QFormat, peak: int, bws: Sequence[int], ais: Sequence[int]) -> HierarchyOut:
     if len(bws) != len(ais) or not bws:
         raise ValueError("hierarchy needs one bandwidth and one intensity per level, at least one level")
-    levels = [attainable(fmt, peak, bw, ai) for bw, ai in zip(bws, ais)]
-    products = [memory_roof(ai, bw) for bw, ai in zip(bws, ais)]
+    levels = [attainable(fmt, peak, bw, ai) for bw, ai in zip(bws, ais, strict=True)]
+    products = [memory_roof(ai, bw) for bw, ai in zip(bws, ais, strict=True)]
     binding = len(levels)
     for index, level in enumerate(levels):
         if level.mem_bound and (binding == len(levels) or products[index] < products[binding]):

@@ -46,7 +46,7 @@ def exact_context(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[
     fmt = cfg.params.fmt
     real = exact.hierarchy(fmt.to_real(peak), [fmt.to_real(b) for b in bws], [fmt.to_real(a) for a in ais])
     levels = ", ".join(
-        f"L{i}: ai*bw = {format_fraction(fmt.to_real(a) * fmt.to_real(b))}" for i, (a, b) in enumerate(zip(ais, bws))
+        f"L{i}: ai*bw = {format_fraction(fmt.to_real(a) * fmt.to_real(b))}" for i, (a, b) in enumerate(zip(ais, bws, strict=True))
     )
     lines = [
         f"exact  : peak = {format_fraction(fmt.to_real(peak))} GFLOP/s; {levels}",
@@ -58,7 +58,7 @@ def exact_context(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[
 def inputs_text(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> list[str]:
     fmt = cfg.params.fmt
     text = [f"peak_i = {fmt.describe(peak, 'GFLOP/s')}"]
-    for level, (bw, ai) in enumerate(zip(bws, ais)):
+    for level, (bw, ai) in enumerate(zip(bws, ais, strict=True)):
         suffix = f"[{level}]" if len(bws) > 1 else ""
         text.append(f"bw_i{suffix} = {fmt.describe(bw, 'GB/s')}")
         text.append(f"ai_i{suffix} = {fmt.describe(ai, 'FLOP/B')}")
