@@ -12,7 +12,7 @@ from roofline_golden import cases, exact, fixed, format_fraction
 
 from .config import BenchConfig
 from .scoreboard import Field, Scoreboard, binding_text, selected
-from .signals import read_bool, read_uint
+from .signals import UnresolvedOutput, read_bool, read_uint
 from .vectors import RateVector, rate_vectors
 
 SETTLE_NS = 1
@@ -77,6 +77,10 @@ def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_ra
         )
 
 
+def report_unresolved(sb: Scoreboard, vector_id: str | int, label: str, problem: Exception, inputs: list[str]) -> None:
+    sb.fail(vector_id, f"X/Z {sb.cfg.top} [{sb.test} {vector_id}: {label}]: {problem}\n  inputs  : " + ", ".join(inputs))
+
+
 class AttainableChecker:
     """Drives roofline_attainable and checks each output."""
 
@@ -94,7 +98,11 @@ class AttainableChecker:
         self.dut.bw_i.value = bw
         self.dut.ai_i.value = ai
         await Timer(SETTLE_NS, "ns")
-        cap, mem_bound = read_uint(self.dut.cap_o), read_bool(self.dut.mem_bound_o)
+        try:
+            cap, mem_bound = read_uint(self.dut.cap_o), read_bool(self.dut.mem_bound_o)
+        except UnresolvedOutput as problem:
+            report_unresolved(self.sb, vector_id, label, problem, inputs_text(self.cfg, peak, (bw,), (ai,)))
+            return
         want = fixed.attainable(fmt, peak, bw, ai)
         fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
         doc_cap, doc_mem_bound = document
@@ -122,9 +130,14 @@ class HierarchyChecker:
         self.dut.bw_i.value = sum(bw << (level * width) for level, bw in enumerate(vector.bws))
         self.dut.ai_i.value = sum(ai << (level * width) for level, ai in enumerate(vector.ais))
         await Timer(SETTLE_NS, "ns")
-        cap, binding = read_uint(self.dut.cap_o), read_uint(self.dut.binding_o)
-        mem_bound = read_bool(self.dut.mem_bound_o)
-        packed_caps = read_uint(self.dut.level_cap_o)
+        try:
+            cap, binding = read_uint(self.dut.cap_o), read_uint(self.dut.binding_o)
+            mem_bound = read_bool(self.dut.mem_bound_o)
+            packed_caps = read_uint(self.dut.level_cap_o)
+        except UnresolvedOutput as problem:
+            inputs = inputs_text(self.cfg, vector.peak, vector.bws, vector.ais)
+            report_unresolved(self.sb, vector_id, label, problem, inputs)
+            return
         level_caps = [(packed_caps >> (level * width)) & fmt.max_raw for level in range(levels)]
         want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
         fields = [
