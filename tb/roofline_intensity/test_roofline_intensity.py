@@ -20,7 +20,7 @@ from cocotb.triggers import ClockCycles, FallingEdge, Timer
 from roofline_golden import cases, exact, fixed, format_fraction
 from roofline_tb.config import BenchConfig
 from roofline_tb.scoreboard import Field, Scoreboard, selected
-from roofline_tb.signals import check_width, read_bool, read_uint
+from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
 from roofline_tb.vectors import count_vectors
 
 CLOCK_NS = 10
@@ -120,7 +120,13 @@ class IntensityTB:
     def check_result(self, flight: InFlight, done_edge: int) -> None:
         op, cfg = flight.operation, self.cfg
         fmt, count_bits = cfg.params.fmt, cfg.params.count_bits
-        ai, sat, div0 = read_uint(self.dut.ai_o), read_bool(self.dut.sat_o), read_bool(self.dut.div0_o)
+        inputs = [f"ops_i = {op.ops:#x} ({op.ops} FLOP)", f"bytes_i = {op.bytes:#x} ({op.bytes} B)"]
+        try:
+            ai, sat, div0 = read_uint(self.dut.ai_o), read_bool(self.dut.sat_o), read_bool(self.dut.div0_o)
+        except UnresolvedOutput as problem:
+            self.sb.fail(op.vector_id, f"X/Z {cfg.top} [{self.sb.test} {op.vector_id}: {op.label}] with done_o high: "
+                         f"{problem}\n  inputs  : " + ", ".join(inputs))
+            return
         latency = done_edge - flight.accepted_at  # from the cycle start_i is sampled in to the done_o cycle
         self.latencies.append(latency)
         want = fixed.intensity(fmt, count_bits, op.ops, op.bytes)
@@ -140,7 +146,6 @@ class IntensityTB:
             f"exact  : ops / bytes = {'unbounded (bytes = 0)' if real is None else format_fraction(real)} FLOP/B",
             f"latency: {latency} cycles (contract: at most {self.max_latency})",
         ]
-        inputs = [f"ops_i = {op.ops:#x} ({op.ops} FLOP)", f"bytes_i = {op.bytes:#x} ({op.bytes} B)"]
         self.sb.check(op.vector_id, op.label, inputs, fields, context)
         if latency > self.max_latency:
             self.sb.fail(op.vector_id, f"LATENCY {latency} cycles exceeds the contract's {self.max_latency}")
