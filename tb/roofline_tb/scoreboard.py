@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
+from roofline_golden import QFormat
+
 from .config import BenchConfig
 
 MAX_REPORTS = 5
@@ -79,23 +81,30 @@ class Scoreboard:
         self, vector_id: str | int, label: str, inputs: list[str], fields: list[Field], context: list[str]
     ) -> str:
         fmt = self.cfg.params.fmt
-        lines = [f"MISMATCH {self.cfg.top} [{self.test} {vector_id}: {label}] {fmt.name}, {self.cfg.sim}"]
-        lines.append("  inputs  : " + ", ".join(inputs))
-        width = max(len(f.name) for f in fields)
-        for f in fields:
-            mark = "" if f.ok else "   <-- differs"
-            lines.append(
-                f"  {f.name:<{width}} expected {self._decode(f.expected, f.decode)}"
-                f"  actual {self._decode(f.actual, f.decode)}{mark}"
-            )
-        lines += [f"  {line}" for line in context]
-        lines.append(f"  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}")
-        return "\n".join(lines)
+        title = f"MISMATCH {self.cfg.top} [{self.test} {vector_id}: {label}] {fmt.name}, {self.cfg.sim}"
+        rerun = f"seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
+        return mismatch_report(title, inputs, fields, context, rerun, fmt)
 
-    def _decode(self, raw: int, decode: str) -> str:
-        if decode in ("bit", "index"):
-            return str(raw)
-        return self.cfg.params.fmt.describe(raw, decode)
+
+def mismatch_report(
+    title: str, inputs: list[str], fields: list[Field], context: list[str], rerun: str, fmt: QFormat
+) -> str:
+    """The inputs, each output expected against actual (differences marked), the exact math, a rerun line."""
+    lines = [title, "  inputs  : " + ", ".join(inputs)]
+    width = max(len(f.name) for f in fields)
+    for f in fields:
+        mark = "" if f.ok else "   <-- differs"
+        expected, actual = _decode(fmt, f.expected, f.decode), _decode(fmt, f.actual, f.decode)
+        lines.append(f"  {f.name:<{width}} expected {expected}  actual {actual}{mark}")
+    lines += [f"  {line}" for line in context]
+    lines.append(f"  {rerun}")
+    return "\n".join(lines)
+
+
+def _decode(fmt: QFormat, raw: int, decode: str) -> str:
+    if decode in ("bit", "index"):
+        return str(raw)
+    return fmt.describe(raw, decode)
 
 
 def binding_text(binding: int, levels: int) -> str:

@@ -1,0 +1,203 @@
+`timescale 1ns / 1ps
+// Bulk-sweep testbench wrapper (simulation only: it makes its own clock and reads and
+// writes files).
+//
+// cocotb writes a batch of input beats to a file, sets beats_i and pulses start_i; this
+// wrapper streams the beats, one per clock, through a valid/ready pipeline around LANES
+// copies of the unit under test (roofline_attainable, or roofline_hierarchy when
+// HIERARCHY = 1), writes one output beat per result beat, then pulses done_o. Nothing
+// crosses VPI per vector, and the only per-vector work outside the RTL is file I/O.
+//
+// Input beat, read with $fread (big-endian): LANES lanes, lane 0 in the low bits, each lane
+//   the W-bit fields {peak, bw[L-1] .. bw[0], ai[L-1] .. ai[0]} packed tight, ai[0] lowest;
+//   the beat is zero-padded at the top to whole bytes.
+// Output beat, written with %u (little-endian 32-bit words, low word first): LANES lanes,
+//   lane 0 in the low bits, each lane packed tight from its low bits up: cap (W bits),
+//   mem_bound, and for the hierarchy binding ($clog2(L+1) bits) and level_cap[0 .. L-1];
+//   the beat is zero-padded at the top to whole 32-bit words.
+// Files are <dir>/bulk_in_<slot_i>.bin and <dir>/bulk_out_<slot_i>.bin, <dir> from the plusarg
+// +roofline_dir=<path> (default "."): cocotb writes the next batch while this one streams.
+module roofline_bulk_tb #(
+  parameter int INT_BITS    = 24,
+  parameter int FRAC_BITS   = 16,
+  parameter int LEVELS      = 1,
+  parameter int HIERARCHY   = 0,
+  parameter int LANES       = 1,
+  parameter int PIPE_STAGES = 1   // output registers after the unit (the input has one more)
+) (
+  input  logic        rst_ni,
+  input  logic        start_i,   // sampled while idle with beats_i > 0: stream beats_i beats
+  input  logic [31:0] beats_i,
+  input  logic        slot_i,
+  output logic        busy_o,
+  output logic        done_o     // one-cycle pulse: the output file is complete and closed
+);
+  localparam int W         = INT_BITS + FRAC_BITS;
+  localparam int L         = (HIERARCHY != 0) ? LEVELS : 1;
+  localparam int LANE_IN_W = (1 + 2 * L) * W;
+  localparam int IN_BYTES  = (LANES * LANE_IN_W + 7) / 8;
+  localparam int IN_W      = 8 * IN_BYTES;
+  localparam int IDX_W     = $clog2(L + 1);
+  localparam int RESULT_W  = (HIERARCHY != 0) ? W + 1 + IDX_W + L * W : W + 1;
+  localparam int OUT_W     = 32 * ((LANES * RESULT_W + 31) / 32);
+  localparam int CLK_HALF_NS = 5;
+
+`ifdef VERILATOR
+  // With Verilator, whole batches are read and written through DPI (roofline_bulk_io.cpp); Icarus has
+  // no DPI and uses $fread and $fwrite on the same files.
+  import "DPI-C" function int roofline_bulk_open(input string in_path, input string out_path);
+  import "DPI-C" function int roofline_bulk_read(output bit [IN_W-1:0] beat, input int bytes);
+  import "DPI-C" function void roofline_bulk_write(input bit [OUT_W-1:0] beat, input int bytes);
+  import "DPI-C" function int roofline_bulk_close();
+`endif
+
+  logic clk = 1'b0;
+  always #(CLK_HALF_NS) clk = ~clk;
+
+  string  dir, in_path, out_path;
+  integer in_fd, out_fd;
+  logic [31:0] to_read, to_write;
+
+  initial begin
+    if (!$value$plusargs("roofline_dir=%s", dir)) dir = ".";
+  end
+
+  // Source: one beat per clock while the pipeline takes it.
+  logic            src_valid, src_ready;
+  logic [IN_W-1:0] src_beat;
+  logic [IN_W-1:0] next_beat;  // read with a blocking call, then registered like any flop
+
+  always @(posedge clk or negedge rst_ni) begin
+    if (!rst_ni) begin
+      src_valid <= 1'b0;
+      to_read   <= '0;
+    end else if (start_i && !busy_o && beats_i != 0) begin
+      in_path  = $sformatf("%s/bulk_in_%0d.bin", dir, slot_i);
+      out_path = $sformatf("%s/bulk_out_%0d.bin", dir, slot_i);
+`ifdef VERILATOR
+      if (roofline_bulk_open(in_path, out_path) == 0) $fatal(1, "roofline_bulk_tb: cannot read %s", in_path);
+`else
+      in_fd  = $fopen(in_path, "rb");
+      out_fd = $fopen(out_path, "wb");
+      if (in_fd == 0) $fatal(1, "roofline_bulk_tb: cannot read %s", in_path);
+      if (out_fd == 0) $fatal(1, "roofline_bulk_tb: cannot write %s", out_path);
+`endif
+      src_valid <= 1'b0;
+      to_read   <= beats_i;
+    end else if (!src_valid || src_ready) begin
+      if (to_read != 0) begin
+`ifdef VERILATOR
+        if (roofline_bulk_read(next_beat, IN_BYTES) == 0) $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
+`else
+        if ($fread(next_beat, in_fd) != IN_BYTES) $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
+`endif
+        src_beat  <= next_beat;
+        src_valid <= 1'b1;
+        to_read   <= to_read - 1;
+      end else begin
+        src_valid <= 1'b0;
+      end
+    end
+  end
+
+  // LANES units between an input register and PIPE_STAGES output registers.
+  logic                        in_valid, in_ready;
+  logic [LANES*LANE_IN_W-1:0]  in_beat;
+  logic [LANES*RESULT_W-1:0]   lane_results;
+
+  roofline_pipe_reg #(.WIDTH(LANES * LANE_IN_W)) u_in_reg (
+    .clk_i  (clk),
+    .rst_ni (rst_ni),
+    .valid_i(src_valid),
+    .ready_o(src_ready),
+    .data_i (src_beat[LANES*LANE_IN_W-1:0]),
+    .valid_o(in_valid),
+    .ready_i(in_ready),
+    .data_o (in_beat)
+  );
+
+  for (genvar lane = 0; lane < LANES; lane++) begin : gen_lane
+    logic [LANE_IN_W-1:0] fields;
+    logic [W-1:0]         peak;
+    logic [L*W-1:0]       bw, ai;
+    assign fields         = in_beat[lane*LANE_IN_W +: LANE_IN_W];
+    assign {peak, bw, ai} = fields;
+
+    if (HIERARCHY != 0) begin : gen_hierarchy
+      logic [W-1:0]     cap;
+      logic [L*W-1:0]   level_cap;
+      logic             mem_bound;
+      logic [IDX_W-1:0] binding;
+      roofline_hierarchy #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS), .LEVELS(L)) u_dut (
+        .peak_i(peak), .bw_i(bw), .ai_i(ai),
+        .cap_o(cap), .level_cap_o(level_cap), .mem_bound_o(mem_bound), .binding_o(binding)
+      );
+      assign lane_results[lane*RESULT_W +: RESULT_W] = {level_cap, binding, mem_bound, cap};
+    end else begin : gen_attainable
+      logic [W-1:0] cap;
+      logic         mem_bound;
+      roofline_attainable #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS)) u_dut (
+        .peak_i(peak), .bw_i(bw), .ai_i(ai), .cap_o(cap), .mem_bound_o(mem_bound)
+      );
+      assign lane_results[lane*RESULT_W +: RESULT_W] = {mem_bound, cap};
+    end
+  end
+
+  localparam int STAGE_W = LANES * RESULT_W;
+  logic [(PIPE_STAGES+1)*STAGE_W-1:0] stage_data;
+  // split_var: each stage's ready depends on the next one's; Verilator orders them bit by bit.
+  logic [PIPE_STAGES:0]               stage_valid /* verilator split_var */;
+  logic [PIPE_STAGES:0]               stage_ready /* verilator split_var */;
+  assign stage_data[0 +: STAGE_W] = lane_results;
+  assign stage_valid[0]           = in_valid;
+  assign in_ready                 = stage_ready[0];
+  for (genvar s = 0; s < PIPE_STAGES; s++) begin : gen_out_reg
+    roofline_pipe_reg #(.WIDTH(STAGE_W)) u_out_reg (
+      .clk_i  (clk),
+      .rst_ni (rst_ni),
+      .valid_i(stage_valid[s]),
+      .ready_o(stage_ready[s]),
+      .data_i (stage_data[s*STAGE_W +: STAGE_W]),
+      .valid_o(stage_valid[s+1]),
+      .ready_i(stage_ready[s+1]),
+      .data_o (stage_data[(s+1)*STAGE_W +: STAGE_W])
+    );
+  end
+
+  // Sink: always ready; one output beat per result beat.
+  assign stage_ready[PIPE_STAGES] = 1'b1;
+
+  always @(posedge clk or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_o   <= 1'b0;
+      done_o   <= 1'b0;
+      to_write <= '0;
+    end else if (start_i && !busy_o && beats_i != 0) begin
+      busy_o   <= 1'b1;
+      to_write <= beats_i;
+    end else if (busy_o && stage_valid[PIPE_STAGES]) begin
+`ifdef VERILATOR
+      roofline_bulk_write(OUT_W'(stage_data[PIPE_STAGES*STAGE_W +: STAGE_W]), OUT_W / 8);
+`else
+      $fwrite(out_fd, "%u", OUT_W'(stage_data[PIPE_STAGES*STAGE_W +: STAGE_W]));
+`endif
+      to_write <= to_write - 1;
+      if (to_write == 1) begin
+        close_files();
+        busy_o <= 1'b0;
+        done_o <= 1'b1;
+      end
+    end else begin
+      done_o <= 1'b0;
+    end
+  end
+
+  task automatic close_files();
+`ifdef VERILATOR
+    if (roofline_bulk_close() == 0) $fatal(1, "roofline_bulk_tb: cannot write %s", out_path);
+`else
+    $fclose(out_fd);
+    $fclose(in_fd);
+`endif
+  endtask
+endmodule

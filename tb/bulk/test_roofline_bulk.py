@@ -1,0 +1,144 @@
+"""cocotb bulk sweep: millions of vectors through roofline_bulk_tb, checked in bulk with numpy.
+
+Batches go to the simulator as files and come back as files; a helper process makes batch
+k+1 and checks batch k-1 while the simulator streams batch k, so on two cores the
+simulator rarely waits for Python.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import cocotb
+from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
+
+from roofline_tb import bulk
+from roofline_tb.bulk import SweepConfig, SweepTotals
+
+CLOCK_NS = 10
+# Cycles a batch may take beyond one per beat: the pipeline's fill and the file handshake.
+LATENCY_SLACK = 64
+
+
+def start_helper(batches: int) -> bulk.InlineHelper | bulk.ProcessHelper:
+    """A helper process overlaps Python with the simulator; one batch has nothing to overlap."""
+    if batches <= 1 or os.environ.get("ROOFLINE_INLINE"):
+        return bulk.InlineHelper()
+    return bulk.ProcessHelper()
+
+
+class BulkTB:
+    """Resets roofline_bulk_tb and runs one batch at a time through it."""
+
+    def __init__(self, dut: Any, cfg: SweepConfig) -> None:
+        self.dut, self.cfg = dut, cfg
+
+    async def reset(self) -> None:
+        self.dut.rst_ni.value = 0
+        self.dut.start_i.value = 0
+        self.dut.beats_i.value = 0
+        self.dut.slot_i.value = 0
+        await Timer(3 * CLOCK_NS, "ns")
+        await FallingEdge(self.dut.clk)
+        self.dut.rst_ni.value = 1
+        await FallingEdge(self.dut.clk)
+
+    async def run_batch(self, beats: int, slot: int) -> None:
+        dut = self.dut
+        dut.beats_i.value = beats
+        dut.slot_i.value = slot
+        dut.start_i.value = 1
+        await FallingEdge(dut.clk)
+        dut.start_i.value = 0
+        timeout = Timer((beats + LATENCY_SLACK) * CLOCK_NS, "ns")
+        if await First(RisingEdge(dut.done_o), timeout) is timeout:
+            raise AssertionError(
+                f"the bulk testbench did not finish {beats} beats in {beats + LATENCY_SLACK} cycles "
+                f"(busy_o={dut.busy_o.value}): the unit under test hangs or drops results\n"
+                f"  rerun: {self.cfg.rerun_command()}"
+            )
+        await FallingEdge(dut.clk)
+
+
+@cocotb.test()
+async def bulk_sweep(dut: Any) -> None:
+    """Every vector of this sweep's shard, bit-exact against the model and within the error bound."""
+    cfg = SweepConfig.from_env()
+    tb = BulkTB(dut, cfg)
+    plan = cfg.batches()
+    total = sum(stop - start for start, stop in plan)
+    start_index, stop_index = cfg.index_range() if cfg.mode != "replay" else (0, total)
+    dut._log.info(
+        "bulk %s sweep of %s: %s, seed %d, shard %s: vectors %d..%d (%d), %d batch(es), %d lanes",
+        cfg.mode, cfg.top, cfg.fmt.name, cfg.seed, cfg.shard, start_index, stop_index - 1, total, len(plan), cfg.lanes,
+    )
+    await tb.reset()
+    helper = start_helper(len(plan))  # before the clock starts: a one-time cost
+    totals = SweepTotals()
+    started = time.perf_counter()
+    simulating = waiting = 0.0
+    try:
+
+        def prepare(batch: int) -> int:
+            return helper.submit("prepare", cfg, batch, *plan[batch], bulk.batch_paths(cfg, batch)[0])
+
+        prepared = {0: prepare(0)} if plan else {}
+        checks: list[int] = []
+        for batch in range(len(plan)):
+            waited = time.perf_counter()
+            _, beats = helper.result(prepared.pop(batch))
+            waiting += time.perf_counter() - waited
+            if batch + 1 < len(plan):
+                prepared[batch + 1] = prepare(batch + 1)  # made while this batch simulates
+            simulated = time.perf_counter()
+            await tb.run_batch(beats, batch % 2)
+            simulating += time.perf_counter() - simulated
+            checks.append(helper.submit("check", cfg, batch, bulk.batch_paths(cfg, batch)[1]))
+            done = sum(stop - start for start, stop in plan[: batch + 1])
+            rate = done / (time.perf_counter() - started) / 1e6
+            dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %.2f M vectors/s", done, total, 100 * done / total, rate)
+        waited = time.perf_counter()
+        for ticket in checks:
+            totals.add(helper.result(ticket))
+        waiting += time.perf_counter() - waited
+    finally:
+        helper.close()
+    dut._log.info("time in the simulator %.2f s, waiting for the helper %.2f s", simulating, waiting)
+    seconds = time.perf_counter() - started
+    _finish(dut, cfg, totals, seconds)
+
+
+def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> None:
+    rate = totals.checked / seconds if seconds > 0 else 0.0
+    summary = (
+        f"bulk {cfg.mode} sweep: {totals.checked} checked, {totals.mismatched} mismatched "
+        f"({cfg.top}, {cfg.sim}, {cfg.fmt.name}, seed {cfg.seed}, shard {cfg.shard}) in {seconds:.2f} s, "
+        f"{rate / 1e6:.2f} M verified vectors/s"
+    )
+    dut._log.info("%s\ncoverage of this sweep:\n%s", summary, "\n".join(totals.coverage_lines()))
+    out_dir = Path(cfg.out_dir)
+    failures_file = None
+    if totals.failing:
+        failures_file = out_dir / f"failing-{cfg.top}-{cfg.fmt.name}-l{cfg.levels}-seed{cfg.seed}-shard{cfg.shard.index}.npz"
+        bulk.save_failures(failures_file, cfg, bulk.Vectors.concat(totals.failing))
+    stats = {
+        "top": cfg.top, "sim": cfg.sim, "format": cfg.fmt.name, "levels": cfg.levels, "mode": cfg.mode,
+        "seed": cfg.seed, "shard": str(cfg.shard), "lanes": cfg.lanes, "checked": totals.checked,
+        "mismatched": totals.mismatched, "seconds": seconds, "vectors_per_s": rate, "bins": totals.bins,
+        "failures_file": str(failures_file) if failures_file else None,
+    }
+    (out_dir / "sweep_stats.json").write_text(json.dumps(stats, indent=2))
+    if totals.mismatched:
+        shown = "\n\n".join(totals.reports)
+        raise AssertionError(
+            f"{summary}\nfirst {len(totals.reports)} shown:\n\n{shown}\n\n"
+            f"all {totals.mismatched} failing vectors: {failures_file}\n"
+            f"replay them: make sweep TOP={cfg.top} SIM={cfg.sim} INT_BITS={cfg.param_set.int_bits} "
+            f"FRAC_BITS={cfg.param_set.frac_bits} LEVELS={cfg.levels} REPLAY={failures_file}"
+        )
+    if totals.checked == 0:
+        raise AssertionError(f"bulk sweep checked nothing ({cfg.rerun_command()})")

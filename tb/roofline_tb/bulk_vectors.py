@@ -1,0 +1,246 @@
+"""Stimulus for bulk sweeps, vectorized with numpy (no simulator imports).
+
+A sweep is a sequence of vectors numbered 0 .. N-1, made in blocks of BLOCK vectors. Block b
+of seed s is drawn from its own generator, seeded by (s, b), so any vector can be made again
+from (seed, index) alone, and disjoint shards of one sweep are disjoint ranges of blocks
+whose union is the whole sweep, however many machines run them.
+
+Exhaustive sweeps number every combination of the raw inputs instead: vector i holds the
+fields of i, ai[0] in its low bits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from roofline_golden import QFormat
+from roofline_golden.vector import mul_wide
+
+U64 = np.uint64
+Array = NDArray[np.uint64]
+
+BLOCK = 1 << 16
+# The largest exhaustive sweep offered: 2^28 vectors is about four minutes on Verilator.
+MAX_EXHAUSTIVE_BITS = 28
+
+KINDS = ("uniform", "log_uniform", "near_ridge", "residue", "extreme", "zero")
+_KIND_WEIGHTS = np.array([1, 3, 3, 3, 1, 1], dtype=float)
+# Residues of ai*bw modulo 2^F that the "residue" kind aims at, relative to half an LSB:
+# one full-precision step below and above the ridge, a rounding tie and one step either side.
+_RESIDUE_CHOICES = ("step_below", "step_above", "tie", "tie_below", "tie_above")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (SHARD=index/count, index from 0)."""
+
+    index: int = 0
+    count: int = 1
+
+    @classmethod
+    def parse(cls, text: str | None) -> Shard:
+        if not text:
+            return cls()
+        try:
+            index_text, count_text = text.split("/")
+            shard = cls(int(index_text), int(count_text))
+        except ValueError:
+            raise ValueError(f"SHARD={text}: write it as i/n, for example SHARD=0/4") from None
+        if shard.count < 1 or not 0 <= shard.index < shard.count:
+            raise ValueError(f"SHARD={text}: need 0 <= i < n")
+        return shard
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def range_of(self, total: int, unit: int) -> tuple[int, int]:
+        """This shard's [start, stop) of `total` vectors, cut on multiples of `unit`."""
+        units = -(-total // unit)
+        first = units * self.index // self.count
+        last = units * (self.index + 1) // self.count
+        return min(first * unit, total), min(last * unit, total)
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """N vectors of rates: peak (N,), bws and ais (N, L); `index` numbers them in the sweep."""
+
+    index: NDArray[np.int64]
+    peak: Array
+    bws: Array
+    ais: Array
+
+    def __len__(self) -> int:
+        return int(self.index.size)
+
+    def take(self, where: NDArray[np.int64] | slice) -> Vectors:
+        return Vectors(self.index[where], self.peak[where], self.bws[where], self.ais[where])
+
+    @staticmethod
+    def concat(parts: list[Vectors]) -> Vectors:
+        return Vectors(
+            np.concatenate([p.index for p in parts]),
+            np.concatenate([p.peak for p in parts]),
+            np.concatenate([p.bws for p in parts]),
+            np.concatenate([p.ais for p in parts]),
+        )
+
+
+def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = BLOCK) -> Vectors:
+    """The first `size` vectors of block `block` of the sweep with this seed."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, block])))
+    peak = _log_uniform(rng, fmt.width, BLOCK)
+    bws = np.empty((BLOCK, levels), dtype=np.uint64)
+    ais = np.empty((BLOCK, levels), dtype=np.uint64)
+    # A level that chose peak (or was built around it) anchors it: later levels keep it.
+    anchored = np.zeros(BLOCK, dtype=bool)
+    for level in range(levels):
+        kinds = rng.choice(len(KINDS), size=BLOCK, p=_KIND_WEIGHTS / _KIND_WEIGHTS.sum())
+        bws[:, level], ais[:, level], peak_override = _level(rng, fmt, peak, kinds)
+        takes_peak = (peak_override != 0) & ~anchored
+        peak = np.where(takes_peak, peak_override - U64(1), peak)
+        anchored |= takes_peak | (kinds == KINDS.index("near_ridge"))
+    if levels > 1:
+        _add_level_ties(rng, bws, ais)
+    index = np.arange(block * BLOCK, block * BLOCK + size, dtype=np.int64)
+    return Vectors(index, peak[:size], bws[:size], ais[:size])
+
+
+def random_range(seed: int, start: int, stop: int, fmt: QFormat, levels: int) -> Vectors:
+    """Vectors start .. stop-1 of the sweep with this seed."""
+    parts = []
+    for block in range(start // BLOCK, -(-stop // BLOCK)):
+        first = max(start - block * BLOCK, 0)
+        last = min(stop - block * BLOCK, BLOCK)
+        parts.append(random_block(seed, block, fmt, levels, last).take(slice(first, last)))
+    return Vectors.concat(parts) if parts else _empty(levels)
+
+
+def exhaustive_bits(fmt: QFormat, levels: int) -> int:
+    return fmt.width * (1 + 2 * levels)
+
+
+def exhaustive_range(start: int, stop: int, fmt: QFormat, levels: int) -> Vectors:
+    """Vectors start .. stop-1 of every input combination: the index's bits are the fields."""
+    index = np.arange(start, stop, dtype=np.int64)
+    raw = index.astype(np.uint64)
+    mask, width = U64(fmt.max_raw), U64(fmt.width)
+    fields = []
+    for _ in range(1 + 2 * levels):
+        fields.append(raw & mask)
+        raw = raw >> width
+    ais = np.stack(fields[:levels], axis=1)
+    bws = np.stack(fields[levels : 2 * levels], axis=1)
+    return Vectors(index, fields[2 * levels], bws, ais)
+
+
+def _empty(levels: int) -> Vectors:
+    none = np.zeros(0, dtype=np.uint64)
+    return Vectors(np.zeros(0, dtype=np.int64), none, none.reshape(0, levels), none.reshape(0, levels))
+
+
+def _uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
+    return rng.integers(0, 1 << bits, size=n, dtype=np.uint64, endpoint=False)
+
+
+def _log_uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
+    """Bit length uniform in 0 .. bits, so small and large magnitudes are equally common."""
+    length = rng.integers(0, bits + 1, size=n).astype(np.uint64)
+    value = _uniform(rng, bits, n) >> (U64(bits) - length)
+    top = np.where(length > 0, U64(1) << (length - (length > 0)), U64(0))
+    return value | top
+
+
+def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.int64]) -> tuple[Array, Array, Array]:
+    """(bw, ai, peak_override + 1 or 0) of one level, each vector built for its kind."""
+    n, w = peak.size, fmt.width
+    bw = np.zeros(n, dtype=np.uint64)
+    ai = np.zeros(n, dtype=np.uint64)
+    override = np.zeros(n, dtype=np.uint64)
+    for kind_index, kind in enumerate(KINDS):
+        rows = np.flatnonzero(kinds == kind_index)
+        m = rows.size
+        if kind == "uniform":
+            bw[rows], ai[rows] = _uniform(rng, w, m), _uniform(rng, w, m)
+        elif kind == "log_uniform":
+            bw[rows], ai[rows] = _log_uniform(rng, w, m), _log_uniform(rng, w, m)
+        elif kind == "near_ridge":
+            bw[rows], ai[rows] = _near_ridge(rng, fmt, peak[rows])
+        elif kind == "residue":
+            bw[rows], ai[rows], residue_peak = _residue_level(rng, fmt, m)
+            override[rows] = residue_peak + U64(1)
+        elif kind == "extreme":
+            corners = np.array([0, 1, fmt.one, fmt.max_raw - 1, fmt.max_raw], dtype=np.uint64)
+            bw[rows], ai[rows] = rng.choice(corners, m), rng.choice(corners, m)
+            override[rows] = np.where(rng.random(m) < 0.5, rng.choice(corners, m) + U64(1), U64(0))
+        elif kind == "zero":
+            bw[rows], ai[rows] = _log_uniform(rng, w, m), _log_uniform(rng, w, m)
+            which = rng.integers(0, 3, size=m)
+            bw[rows[which == 0]] = 0
+            ai[rows[which == 1]] = 0
+            override[rows[which == 2]] = 1  # peak = 0
+    return bw, ai, override
+
+
+def _near_ridge(rng: np.random.Generator, fmt: QFormat, peak: Array) -> tuple[Array, Array]:
+    """ai = floor(peak * 2^F / bw) + {-1, 0, 1}: the intensities either side of the ridge."""
+    m, w, f = peak.size, fmt.width, fmt.frac_bits
+    bw = _log_uniform(rng, w, m)
+    if w + f > 62:  # peak * 2^F would not fit the int64 arithmetic below
+        return bw, _log_uniform(rng, w, m)
+    bw = np.maximum(bw, U64(1))
+    ridge_ai = ((peak << U64(f)) // bw).astype(np.int64)
+    ai = np.clip(ridge_ai + rng.integers(-1, 2, size=m), 0, fmt.max_raw).astype(np.uint64)
+    return bw, ai
+
+
+def _residue_level(rng: np.random.Generator, fmt: QFormat, n: int) -> tuple[Array, Array, Array]:
+    """(bw, ai, peak) with ai*bw at a chosen residue modulo 2^F: ridge steps and rounding ties.
+
+    ai is odd, so it has an inverse modulo 2^F, and bw = inverse * target (mod 2^F) puts
+    ai*bw on the target residue. Bit lengths are chosen so the product stays below
+    2^(W+F), where peak can sit right on it.
+    """
+    w, f = fmt.width, fmt.frac_bits
+    ai_bits = rng.integers(1, w + 1, size=n).astype(np.uint64)
+    ai = (_uniform(rng, w, n) >> (U64(w) - ai_bits)) | U64(1)
+    inverse = ai.copy()
+    for _ in range(6):  # Newton's iteration doubles the correct low bits: 6 steps give 64.
+        inverse = inverse * (U64(2) - ai * inverse)
+    modulus_mask = U64((1 << f) - 1)
+    choice = rng.integers(0, len(_RESIDUE_CHOICES), size=n)
+    half = 1 << (f - 1)
+    targets = np.array([(1 << f) - 1, 1, half, (half - 1) % (1 << f), (half + 1) % (1 << f)], dtype=np.uint64)
+    target = targets[choice]
+    bw_low = (inverse * target) & modulus_mask
+    # ai < 2^ai_bits and bw < 2^(F + high_bits) with high_bits <= W - ai_bits: the product
+    # stays below 2^(W+F), and bw below 2^W.
+    high_bits = np.minimum(rng.integers(0, fmt.int_bits + 1, size=n).astype(np.uint64), U64(w) - ai_bits)
+    bw_high = _uniform(rng, w, n) >> (U64(w) - high_bits)
+    bw = (bw_high << U64(f)) | bw_low
+    product_hi, product_lo = mul_wide(ai, bw)
+    # peak sits on the product's ridge: step_below (product = peak<<F - 1) rounds the product
+    # up, step_above rounds it down; for the tie kinds a random peak decides the roof.
+    ridge = (product_lo >> U64(f)) | (product_hi << U64(64 - f))
+    ridge = np.where(choice == 0, ridge + U64(1), ridge)
+    peak = np.where(choice < 2, ridge, _log_uniform(rng, w, n))
+    peak = np.where(peak <= U64(fmt.max_raw), peak, _log_uniform(rng, w, n))
+    return bw, ai, peak
+
+
+def _add_level_ties(rng: np.random.Generator, bws: Array, ais: Array) -> None:
+    """For about one vector in eight, give one level the same ai*bw as another (the lower binds)."""
+    n, levels = bws.shape
+    tie = rng.random(n) < 0.125
+    source = rng.integers(0, levels, size=n)
+    target = (source + rng.integers(1, levels, size=n)) % levels
+    swap = rng.random(n) < 0.5  # ai and bw exchanged: the same product from other inputs
+    rows = np.flatnonzero(tie)
+    src, dst, exchanged = source[rows], target[rows], swap[rows]
+    new_bw = np.where(exchanged, ais[rows, src], bws[rows, src])
+    new_ai = np.where(exchanged, bws[rows, src], ais[rows, src])
+    bws[rows, dst] = new_bw
+    ais[rows, dst] = new_ai

@@ -1,0 +1,132 @@
+"""`make sweep` and `make exhaustive`: bulk sweeps on one simulator, with a summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from .bulk import BULK_TOPS, DEFAULT_BATCH, SweepConfig
+from .bulk_vectors import Shard
+from .config import SIMS, ParamSet
+from .runner import BUILD_ROOT, TB_DIR, BenchResult, Build, ToolError, run_build
+from .sources import DropInError, rtl_sources, sources_digest
+
+BULK_DIR = TB_DIR / "bulk"
+DEFAULT_LANES = {"icarus": 1, "verilator": 8}
+
+
+def sweep_build(cfg: SweepConfig) -> Build:
+    sources = [*rtl_sources(cfg.rtl), BULK_DIR / "roofline_bulk_tb.sv"]
+    if cfg.sim == "verilator":
+        sources.append(BULK_DIR / "roofline_bulk_io.cpp")  # whole-file I/O through DPI
+    tag = f"{cfg.top}-{cfg.param_set.tag}-x{cfg.lanes}-{sources_digest(sources)}"
+    folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}"
+    cfg = replace(cfg, out_dir=str(folder))
+    return Build(
+        sim=cfg.sim,
+        toplevel="roofline_bulk_tb",
+        test_module="test_roofline_bulk",
+        test_dir=BULK_DIR,
+        sources=sources,
+        parameters={
+            "INT_BITS": cfg.param_set.int_bits,
+            "FRAC_BITS": cfg.param_set.frac_bits,
+            "LEVELS": cfg.levels,
+            "HIERARCHY": int(cfg.hierarchy),
+            "LANES": cfg.lanes,
+        },
+        env=cfg.to_env(),
+        folder=folder,
+        seed=cfg.seed,
+        # The wrapper makes its own clock (#delays): Verilator needs --timing, hence C++20.
+        verilator_args=("--timing", "-CFLAGS", "-std=c++20", "-CFLAGS", "-O2"),
+        plus_args=(f"+roofline_dir={folder}",),
+    )
+
+
+def run_sweep(cfg: SweepConfig) -> tuple[BenchResult, dict[str, object] | None]:
+    build = sweep_build(cfg)
+    stats_file = build.folder / "sweep_stats.json"
+    stats_file.unlink(missing_ok=True)
+    result = run_build(build, testcase="bulk_sweep")
+    stats = json.loads(stats_file.read_text()) if stats_file.exists() else None
+    return result, stats
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="make sweep", description=__doc__)
+    parser.add_argument("--mode", default="random", choices=("random", "exhaustive"))
+    parser.add_argument("--sim", default="verilator", choices=SIMS)
+    parser.add_argument("--top", default="roofline_attainable", choices=BULK_TOPS)
+    parser.add_argument("-n", "--count", type=int, default=1_000_000, help="vectors in the whole sweep (N=)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
+    parser.add_argument("--shard", default=None, help="run shard i of n (SHARD=i/n)")
+    parser.add_argument("--int-bits", type=int, default=24)
+    parser.add_argument("--frac-bits", type=int, default=16)
+    parser.add_argument("--levels", type=int, default=3)
+    parser.add_argument("--lanes", type=int, default=None, help="vectors per clock (default 8 on Verilator, 1 on Icarus)")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="vectors per file handed to the simulator")
+    parser.add_argument("--only", type=int, default=None, help="only this vector number (ONLY=)")
+    parser.add_argument("--replay", default=None, help="replay the failing vectors a sweep saved (REPLAY=)")
+    parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    mode = "replay" if args.replay else args.mode
+    try:
+        cfg = SweepConfig(
+            top=args.top, sim=args.sim, param_set=ParamSet(args.int_bits, args.frac_bits, args.levels), seed=seed,
+            count=args.count, mode=mode, shard=Shard.parse(args.shard), lanes=args.lanes or DEFAULT_LANES[args.sim],
+            batch=args.batch, only=args.only, replay=str(Path(args.replay).resolve()) if args.replay else None, rtl=args.rtl,
+        )
+        if cfg.count < 1 and mode == "random":
+            raise ValueError("N must be at least 1")
+        start, stop = cfg.index_range()
+    except ValueError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    what = f"vectors {start}..{stop - 1} of {cfg.total}" if mode != "replay" else f"the vectors in {cfg.replay}"
+    print(
+        f"roofline-hw {mode} sweep: {cfg.top} on {cfg.sim}, {cfg.fmt.name}"
+        + (f", LEVELS {cfg.levels}" if cfg.hierarchy else "")
+        + f", seed {seed}, shard {cfg.shard}: {what}, {cfg.lanes} lane(s)",
+        flush=True,
+    )
+    started = time.monotonic()
+    try:
+        result, stats = run_sweep(cfg)
+    except (ToolError, DropInError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    except SystemExit as stop_reason:
+        print(f"error: the build or the simulator failed ({stop_reason}); see the log above", file=sys.stderr)
+        return 1
+    wall = time.monotonic() - started
+    print("\nsummary:")
+    if stats:
+        print(
+            f"  {stats['checked']:,} vectors checked, {stats['mismatched']:,} mismatched in {stats['seconds']:.2f} s "
+            f"({stats['vectors_per_s'] / 1e6:.2f} M verified vectors/s); {wall:.1f} s with the build"
+        )
+        print("  coverage:")
+        for name, hits in stats["bins"].items():
+            print(f"    {name:<34} {hits:>12,d}{'   <-- never hit' if hits == 0 else ''}")
+        if stats.get("failures_file"):
+            print(f"  failing vectors saved: {stats['failures_file']}")
+    for failure in result.failures:
+        print("  " + failure.splitlines()[0])
+    verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
+    print(f"{verdict}; seed {seed}; rerun: {cfg.rerun_command()}")
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
