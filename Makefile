@@ -20,13 +20,27 @@ WAVES      ?=
 RTL        ?=
 # pytest-xdist workers for `make test`
 JOBS       ?= auto
+# bulk sweeps (make sweep / make exhaustive)
+N          ?= 1000000
+SHARD      ?=
+LANES      ?=
+BATCH      ?=
+REPLAY     ?=
+
+# $(call given,VAR,default): VAR when set on the command line or in the environment, else the
+# default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
+given = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
+SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_attainable) \
+             --levels $(LEVELS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
+             $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
+             $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)")
 
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
            --levels $(LEVELS) --count-bits $(COUNT_BITS) --sweep $(SWEEP) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves)
 
-.PHONY: help sim test lint clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -34,11 +48,16 @@ help:
 	@echo "  make sim        run the cocotb testbenches (SIM=icarus|verilator, TOP=<module>|all)"
 	@echo "  make test       the whole pytest regression: model tests, both simulators, every parameter set"
 	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
+	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
+	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1"
 	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 SWEEP=1000 RTL=<file or folder>"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
+	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
+	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
+	@echo "make exhaustive options: INT_BITS=4 FRAC_BITS=4 SIM=verilator TOP=... SHARD=i/n"
 
 prereqs:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found: install Python >= 3.11"; exit 1; }
@@ -65,6 +84,13 @@ sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
 test: prereqs prereqs-verilator $(STAMP)
 	@ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
 	  $(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
+
+sweep: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) -m roofline_tb.sweep --mode random -n $(N) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)
+
+exhaustive: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) -m roofline_tb.sweep --mode exhaustive --int-bits $(call given,INT_BITS,4) \
+	  --frac-bits $(call given,FRAC_BITS,4) $(SWEEP_ARGS)
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint

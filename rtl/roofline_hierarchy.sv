@@ -30,23 +30,7 @@ module roofline_hierarchy #(
   logic [LEVELS*PRODUCT_W-1:0] level_product;
   logic [LEVELS-1:0]           level_mem_bound;
 
-  // A running minimum over the levels, in index order. Stage 0 is "compute binds";
-  // stage l+1 takes level l only when it is memory-bound and strictly lower, so the
-  // lowest index wins a tie.
-  // split_var lets Verilator schedule each stage on its own instead of reporting the
-  // chain through one vector as a combinational loop (UNOPTFLAT).
-  logic [(LEVELS+1)*PRODUCT_W-1:0] best_product /* verilator split_var */;
-  logic [(LEVELS+1)*IDX_W-1:0]     best_index   /* verilator split_var */;
-  logic [(LEVELS+1)*W-1:0]         best_cap     /* verilator split_var */;
-
-  assign best_product[0 +: PRODUCT_W] = '1;
-  assign best_index[0 +: IDX_W]       = COMPUTE_BINDS;
-  assign best_cap[0 +: W]             = peak_i;
-
   for (genvar l = 0; l < LEVELS; l++) begin : gen_level
-    localparam logic [IDX_W-1:0] LEVEL_INDEX = IDX_W'(l);
-    logic takes_lead;
-
     roofline_level #(
       .INT_BITS (INT_BITS),
       .FRAC_BITS(FRAC_BITS)
@@ -58,19 +42,33 @@ module roofline_hierarchy #(
       .mem_bound_o(level_mem_bound[l]),
       .cap_o      (level_cap_o[l*W +: W])
     );
+  end
 
-    assign takes_lead = level_mem_bound[l]
-                      && (level_product[l*PRODUCT_W +: PRODUCT_W] < best_product[l*PRODUCT_W +: PRODUCT_W]);
-    assign best_product[(l+1)*PRODUCT_W +: PRODUCT_W] =
-        takes_lead ? level_product[l*PRODUCT_W +: PRODUCT_W] : best_product[l*PRODUCT_W +: PRODUCT_W];
-    assign best_index[(l+1)*IDX_W +: IDX_W] = takes_lead ? LEVEL_INDEX : best_index[l*IDX_W +: IDX_W];
-    assign best_cap[(l+1)*W +: W]           = takes_lead ? level_cap_o[l*W +: W] : best_cap[l*W +: W];
+  // A running minimum over the levels, in index order, starting from "compute binds": a
+  // level takes the lead only when it is memory-bound and strictly lower, so the lowest
+  // index wins a tie. One procedural block, so no simulator sees a combinational loop
+  // through a chain of vectors.
+  logic [PRODUCT_W-1:0] best_product;
+  logic [IDX_W-1:0]     best_index;
+  logic [W-1:0]         best_cap;
+
+  always @* begin
+    best_product = '1;
+    best_index   = COMPUTE_BINDS;
+    best_cap     = peak_i;
+    for (int l = 0; l < LEVELS; l++) begin
+      if (level_mem_bound[l] && (level_product[l*PRODUCT_W +: PRODUCT_W] < best_product)) begin
+        best_product = level_product[l*PRODUCT_W +: PRODUCT_W];
+        best_index   = IDX_W'(l);
+        best_cap     = level_cap_o[l*W +: W];
+      end
+    end
   end
 
   logic [PRODUCT_W-1:0] unused_best_product;
-  assign unused_best_product = best_product[LEVELS*PRODUCT_W +: PRODUCT_W];
+  assign unused_best_product = best_product;
 
-  assign cap_o       = best_cap[LEVELS*W +: W];
-  assign binding_o   = best_index[LEVELS*IDX_W +: IDX_W];
+  assign cap_o       = best_cap;
+  assign binding_o   = best_index;
   assign mem_bound_o = |level_mem_bound;
 endmodule

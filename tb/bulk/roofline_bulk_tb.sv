@@ -22,15 +22,20 @@ module roofline_bulk_tb #(
   parameter int FRAC_BITS   = 16,
   parameter int LEVELS      = 1,
   parameter int HIERARCHY   = 0,
-  parameter int LANES       = 1,
-  parameter int PIPE_STAGES = 1   // output registers after the unit (the input has one more)
+  parameter int LANES       = 1
 ) (
   input  logic        rst_ni,
   input  logic        start_i,   // sampled while idle with beats_i > 0: stream beats_i beats
   input  logic [31:0] beats_i,
   input  logic        slot_i,
   output logic        busy_o,
-  output logic        done_o     // one-cycle pulse: the output file is complete and closed
+  output logic        done_o,    // one-cycle pulse: the output file is complete and closed
+  // The first output bit of this batch that held X or Z (4-state simulators only): which
+  // beat, lane and field (0 cap, 1 mem_bound, 2 binding, 3 + l level_cap[l]).
+  output logic        unknown_o,
+  output logic [31:0] unknown_beat_o,
+  output logic [15:0] unknown_lane_o,
+  output logic [7:0]  unknown_field_o
 );
   localparam int W         = INT_BITS + FRAC_BITS;
   localparam int L         = (HIERARCHY != 0) ? LEVELS : 1;
@@ -40,6 +45,7 @@ module roofline_bulk_tb #(
   localparam int IDX_W     = $clog2(L + 1);
   localparam int RESULT_W  = (HIERARCHY != 0) ? W + 1 + IDX_W + L * W : W + 1;
   localparam int OUT_W     = 32 * ((LANES * RESULT_W + 31) / 32);
+  localparam int FIELDS    = (HIERARCHY != 0) ? 3 + L : 2;
   localparam int CLK_HALF_NS = 5;
 
 `ifdef VERILATOR
@@ -56,7 +62,7 @@ module roofline_bulk_tb #(
 
   string  dir, in_path, out_path;
   integer in_fd, out_fd;
-  logic [31:0] to_read, to_write;
+  logic [31:0] to_read, to_write, beats;
 
   initial begin
     if (!$value$plusargs("roofline_dir=%s", dir)) dir = ".";
@@ -100,7 +106,7 @@ module roofline_bulk_tb #(
     end
   end
 
-  // LANES units between an input register and PIPE_STAGES output registers.
+  // LANES units between an input and an output register.
   logic                        in_valid, in_ready;
   logic [LANES*LANE_IN_W-1:0]  in_beat;
   logic [LANES*RESULT_W-1:0]   lane_results;
@@ -144,42 +150,43 @@ module roofline_bulk_tb #(
   end
 
   localparam int STAGE_W = LANES * RESULT_W;
-  logic [(PIPE_STAGES+1)*STAGE_W-1:0] stage_data;
-  // split_var: each stage's ready depends on the next one's; Verilator orders them bit by bit.
-  logic [PIPE_STAGES:0]               stage_valid /* verilator split_var */;
-  logic [PIPE_STAGES:0]               stage_ready /* verilator split_var */;
-  assign stage_data[0 +: STAGE_W] = lane_results;
-  assign stage_valid[0]           = in_valid;
-  assign in_ready                 = stage_ready[0];
-  for (genvar s = 0; s < PIPE_STAGES; s++) begin : gen_out_reg
-    roofline_pipe_reg #(.WIDTH(STAGE_W)) u_out_reg (
-      .clk_i  (clk),
-      .rst_ni (rst_ni),
-      .valid_i(stage_valid[s]),
-      .ready_o(stage_ready[s]),
-      .data_i (stage_data[s*STAGE_W +: STAGE_W]),
-      .valid_o(stage_valid[s+1]),
-      .ready_i(stage_ready[s+1]),
-      .data_o (stage_data[(s+1)*STAGE_W +: STAGE_W])
-    );
-  end
+  logic               out_valid;
+  logic [STAGE_W-1:0] sink_beat;
 
-  // Sink: always ready; one output beat per result beat.
-  assign stage_ready[PIPE_STAGES] = 1'b1;
+  roofline_pipe_reg #(.WIDTH(STAGE_W)) u_out_reg (
+    .clk_i  (clk),
+    .rst_ni (rst_ni),
+    .valid_i(in_valid),
+    .ready_o(in_ready),
+    .data_i (lane_results),
+    .valid_o(out_valid),
+    .ready_i(1'b1),  // the sink is always ready
+    .data_o (sink_beat)
+  );
 
   always @(posedge clk or negedge rst_ni) begin
     if (!rst_ni) begin
-      busy_o   <= 1'b0;
-      done_o   <= 1'b0;
-      to_write <= '0;
+      busy_o    <= 1'b0;
+      done_o    <= 1'b0;
+      to_write  <= '0;
+      beats     <= '0;
+      unknown_o <= 1'b0;
+      unknown_beat_o  <= '0;
+      unknown_lane_o  <= '0;
+      unknown_field_o <= '0;
     end else if (start_i && !busy_o && beats_i != 0) begin
-      busy_o   <= 1'b1;
-      to_write <= beats_i;
-    end else if (busy_o && stage_valid[PIPE_STAGES]) begin
+      busy_o    <= 1'b1;
+      to_write  <= beats_i;
+      unknown_o <= 1'b0;
+      beats     <= beats_i;
+    end else if (busy_o && out_valid) begin
+`ifndef VERILATOR
+      if (!unknown_o) note_first_unknown(sink_beat, beats - to_write);
+`endif
 `ifdef VERILATOR
-      roofline_bulk_write(OUT_W'(stage_data[PIPE_STAGES*STAGE_W +: STAGE_W]), OUT_W / 8);
+      roofline_bulk_write(OUT_W'(sink_beat), OUT_W / 8);
 `else
-      $fwrite(out_fd, "%u", OUT_W'(stage_data[PIPE_STAGES*STAGE_W +: STAGE_W]));
+      $fwrite(out_fd, "%u", OUT_W'(sink_beat));
 `endif
       to_write <= to_write - 1;
       if (to_write == 1) begin
@@ -191,6 +198,31 @@ module roofline_bulk_tb #(
       done_o <= 1'b0;
     end
   end
+
+  // Icarus only: a 2-state simulator such as Verilator never holds X or Z.
+  task automatic note_first_unknown(input logic [STAGE_W-1:0] results, input logic [31:0] beat);
+    logic [RESULT_W+W+8-1:0] lane_result;  // padded: every field's select stays in range
+    logic                    unknown;
+    logic                    found;
+    found = 1'b0;
+    for (int lane = 0; lane < LANES; lane++) begin
+      lane_result = '0;
+      lane_result[RESULT_W-1:0] = results[lane*RESULT_W +: RESULT_W];
+      for (int field = 0; field < FIELDS; field++) begin
+        if (field == 0) unknown = $isunknown(lane_result[0 +: W]);
+        else if (field == 1) unknown = $isunknown(lane_result[W]);
+        else if (field == 2) unknown = $isunknown(lane_result[W + 1 +: IDX_W]);
+        else unknown = $isunknown(lane_result[W + 1 + IDX_W + (field - 3) * W +: W]);
+        if (unknown && !found) begin
+          found = 1'b1;
+          unknown_o       <= 1'b1;
+          unknown_beat_o  <= beat;
+          unknown_lane_o  <= 16'(lane);
+          unknown_field_o <= 8'(field);
+        end
+      end
+    end
+  endtask
 
   task automatic close_files();
 `ifdef VERILATOR

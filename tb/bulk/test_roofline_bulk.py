@@ -18,6 +18,8 @@ from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
 from roofline_tb import bulk
 from roofline_tb.bulk import SweepConfig, SweepTotals
+from roofline_tb.describe import inputs_text
+from roofline_tb.signals import read_bool, read_uint
 
 CLOCK_NS = 10
 # Cycles a batch may take beyond one per beat: the pipeline's fill and the file handshake.
@@ -63,6 +65,29 @@ class BulkTB:
             )
         await FallingEdge(dut.clk)
 
+    def check_resolved(self, first_vector: int) -> None:
+        """An X or Z output fails the sweep and names the signal (Icarus; Verilator is 2-state)."""
+        dut, cfg = self.dut, self.cfg
+        if not read_bool(dut.unknown_o):
+            return
+        beat, lane, field = read_uint(dut.unknown_beat_o), read_uint(dut.unknown_lane_o), read_uint(dut.unknown_field_o)
+        position = first_vector + beat * cfg.lanes + lane
+        vectors = cfg.vectors(position, position + 1)
+        index = int(vectors.index[0])
+        signal = _signal_name(bulk.result_fields(cfg)[field][0])
+        inputs = inputs_text(cfg.fmt, *vectors.row(0))
+        raise AssertionError(
+            f"X/Z {cfg.top} [bulk {cfg.mode} vector {index}]: {signal} holds X/Z\n  inputs  : " + ", ".join(inputs)
+            + f"\n  seed {cfg.seed} | rerun: {cfg.rerun_command(None if cfg.mode == 'replay' else index)}"
+        )
+
+
+def _signal_name(field: str) -> str:
+    """The DUT port behind a result field: cap -> cap_o, level_cap2 -> level_cap_o[2]."""
+    if field.startswith("level_cap"):
+        return f"level_cap_o[{field.removeprefix('level_cap')}]"
+    return f"{field}_o"
+
 
 @cocotb.test()
 async def bulk_sweep(dut: Any) -> None:
@@ -96,6 +121,7 @@ async def bulk_sweep(dut: Any) -> None:
                 prepared[batch + 1] = prepare(batch + 1)  # made while this batch simulates
             simulated = time.perf_counter()
             await tb.run_batch(beats, batch % 2)
+            tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated
             checks.append(helper.submit("check", cfg, batch, bulk.batch_paths(cfg, batch)[1]))
             done = sum(stop - start for start, stop in plan[: batch + 1])

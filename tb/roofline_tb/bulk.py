@@ -333,9 +333,7 @@ def check_batch(cfg: SweepConfig, vectors: Vectors, actual: Outputs) -> BatchOut
 
 def _report(cfg: SweepConfig, vectors: Vectors, want: Outputs, actual: Outputs, row: int) -> str:
     fmt = cfg.fmt
-    peak = int(vectors.peak[row])
-    bws = tuple(int(v) for v in vectors.bws[row])
-    ais = tuple(int(v) for v in vectors.ais[row])
+    peak, bws, ais = vectors.row(row)
     fields = [
         Field("cap_o", int(want.cap[row]), int(actual.cap[row]), "GFLOP/s"),
         Field("mem_bound_o", int(want.mem_bound[row]), int(actual.mem_bound[row])),

@@ -76,6 +76,14 @@ class Vectors:
     def __len__(self) -> int:
         return int(self.index.size)
 
+    def row(self, position: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+        """(peak, bws, ais) of one vector as Python ints."""
+        return (
+            int(self.peak[position]),
+            tuple(int(v) for v in self.bws[position]),
+            tuple(int(v) for v in self.ais[position]),
+        )
+
     def take(self, where: NDArray[np.int64] | slice) -> Vectors:
         return Vectors(self.index[where], self.peak[where], self.bws[where], self.ais[where])
 

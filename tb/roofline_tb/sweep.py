@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from .bulk import BULK_TOPS, DEFAULT_BATCH, SweepConfig
 from .bulk_vectors import Shard
@@ -20,12 +21,13 @@ BULK_DIR = TB_DIR / "bulk"
 DEFAULT_LANES = {"icarus": 1, "verilator": 8}
 
 
-def sweep_build(cfg: SweepConfig) -> Build:
+def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
+    """The build of one sweep; `variant` keeps concurrent runs of the same design apart."""
     sources = [*rtl_sources(cfg.rtl), BULK_DIR / "roofline_bulk_tb.sv"]
     if cfg.sim == "verilator":
         sources.append(BULK_DIR / "roofline_bulk_io.cpp")  # whole-file I/O through DPI
     tag = f"{cfg.top}-{cfg.param_set.tag}-x{cfg.lanes}-{sources_digest(sources)}"
-    folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}"
+    folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}{'-' + variant if variant else ''}"
     cfg = replace(cfg, out_dir=str(folder))
     return Build(
         sim=cfg.sim,
@@ -49,8 +51,8 @@ def sweep_build(cfg: SweepConfig) -> Build:
     )
 
 
-def run_sweep(cfg: SweepConfig) -> tuple[BenchResult, dict[str, object] | None]:
-    build = sweep_build(cfg)
+def run_sweep(cfg: SweepConfig, variant: str = "") -> tuple[BenchResult, dict[str, Any] | None]:
+    build = sweep_build(cfg, variant)
     stats_file = build.folder / "sweep_stats.json"
     stats_file.unlink(missing_ok=True)
     result = run_build(build, testcase="bulk_sweep")
@@ -62,7 +64,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make sweep", description=__doc__)
     parser.add_argument("--mode", default="random", choices=("random", "exhaustive"))
     parser.add_argument("--sim", default="verilator", choices=SIMS)
-    parser.add_argument("--top", default="roofline_attainable", choices=BULK_TOPS)
+    parser.add_argument("--top", default="roofline_attainable", choices=(*BULK_TOPS, "all"))
     parser.add_argument("-n", "--count", type=int, default=1_000_000, help="vectors in the whole sweep (N=)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
     parser.add_argument("--shard", default=None, help="run shard i of n (SHARD=i/n)")
@@ -80,37 +82,50 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    mode = "replay" if args.replay else args.mode
+    tops = BULK_TOPS if args.top == "all" else (args.top,)
     try:
-        cfg = SweepConfig(
-            top=args.top, sim=args.sim, param_set=ParamSet(args.int_bits, args.frac_bits, args.levels), seed=seed,
-            count=args.count, mode=mode, shard=Shard.parse(args.shard), lanes=args.lanes or DEFAULT_LANES[args.sim],
-            batch=args.batch, only=args.only, replay=str(Path(args.replay).resolve()) if args.replay else None, rtl=args.rtl,
-        )
-        if cfg.count < 1 and mode == "random":
-            raise ValueError("N must be at least 1")
-        start, stop = cfg.index_range()
+        configs = [make_config(args, top, seed) for top in tops]
     except ValueError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    what = f"vectors {start}..{stop - 1} of {cfg.total}" if mode != "replay" else f"the vectors in {cfg.replay}"
+    verdicts = [run_one(cfg) for cfg in configs]
+    return max(verdicts)
+
+
+def make_config(args: argparse.Namespace, top: str, seed: int) -> SweepConfig:
+    mode = "replay" if args.replay else args.mode
+    if args.count < 1 and mode == "random":
+        raise ValueError("N must be at least 1")
+    cfg = SweepConfig(
+        top=top, sim=args.sim, param_set=ParamSet(args.int_bits, args.frac_bits, args.levels), seed=seed,
+        count=args.count, mode=mode, shard=Shard.parse(args.shard), lanes=args.lanes or DEFAULT_LANES[args.sim],
+        batch=args.batch, only=args.only, replay=str(Path(args.replay).resolve()) if args.replay else None, rtl=args.rtl,
+    )
+    if cfg.only is not None and not 0 <= cfg.only < cfg.total and mode != "replay":
+        raise ValueError(f"ONLY={cfg.only}: this sweep numbers its vectors 0..{cfg.total - 1}")
+    return cfg
+
+
+def run_one(cfg: SweepConfig) -> int:
+    start, stop = cfg.index_range()
+    what = f"vectors {start}..{stop - 1} of {cfg.total}" if cfg.mode != "replay" else f"the vectors in {cfg.replay}"
     print(
-        f"roofline-hw {mode} sweep: {cfg.top} on {cfg.sim}, {cfg.fmt.name}"
+        f"roofline-hw {cfg.mode} sweep: {cfg.top} on {cfg.sim}, {cfg.fmt.name}"
         + (f", LEVELS {cfg.levels}" if cfg.hierarchy else "")
-        + f", seed {seed}, shard {cfg.shard}: {what}, {cfg.lanes} lane(s)",
+        + f", seed {cfg.seed}, shard {cfg.shard}: {what}, {cfg.lanes} lane(s)",
         flush=True,
     )
     started = time.monotonic()
     try:
         result, stats = run_sweep(cfg)
-    except (ToolError, DropInError) as problem:
+    except (ToolError, DropInError, ValueError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     except SystemExit as stop_reason:
         print(f"error: the build or the simulator failed ({stop_reason}); see the log above", file=sys.stderr)
         return 1
     wall = time.monotonic() - started
-    print("\nsummary:")
+    print(f"\nsummary ({cfg.top}):")
     if stats:
         print(
             f"  {stats['checked']:,} vectors checked, {stats['mismatched']:,} mismatched in {stats['seconds']:.2f} s "
@@ -124,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     for failure in result.failures:
         print("  " + failure.splitlines()[0])
     verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
-    print(f"{verdict}; seed {seed}; rerun: {cfg.rerun_command()}")
+    print(f"{verdict}; seed {cfg.seed}; rerun: {cfg.rerun_command()}", flush=True)
     return 0 if verdict == "PASS" else 1
 
 
