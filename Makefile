@@ -26,6 +26,8 @@ SHARD      ?=
 LANES      ?=
 BATCH      ?=
 REPLAY     ?=
+# make bench BENCH_ARGS="--sizes 1000,1000000 --repeats 5 --full"
+BENCH_ARGS ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
@@ -40,7 +42,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves)
 
-.PHONY: help sim test lint sweep exhaustive clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -50,6 +52,7 @@ help:
 	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
 	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
 	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
+	@echo "  make bench      verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1"
@@ -91,6 +94,9 @@ sweep: prereqs prereqs-verilator $(STAMP)
 exhaustive: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_tb.sweep --mode exhaustive --int-bits $(call given,INT_BITS,4) \
 	  --frac-bits $(call given,FRAC_BITS,4) $(SWEEP_ARGS)
+
+bench: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) bench/run.py $(BENCH_ARGS)
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint

@@ -133,3 +133,12 @@ def test_model_rejects_raw_values_outside_the_format() -> None:
         fixed.attainable(fmt, 1 << 16, 0, 0)
     with pytest.raises(ValueError, match="does not fit 16 bits"):
         fixed.intensity(fmt, 16, 1 << 16, 1)
+
+
+def test_wide_multiply_is_exact_over_the_whole_uint64_range(rng: random.Random) -> None:
+    corners = [0, 1, (1 << 32) - 1, 1 << 32, (1 << 63), (1 << 64) - 1]
+    a = corners + [rng.getrandbits(64) for _ in range(2000)] + [rng.getrandbits(rng.randint(1, 64)) for _ in range(2000)]
+    b = list(reversed(corners)) + [rng.getrandbits(64) for _ in range(4000)]
+    hi, lo = vector.mul_wide(np.array(a, dtype=np.uint64), np.array(b, dtype=np.uint64))
+    for x, y, h, low in zip(a, b, hi, lo, strict=True):
+        assert (int(h) << 64) | int(low) == x * y

