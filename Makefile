@@ -12,6 +12,7 @@ INT_BITS   ?= 24
 FRAC_BITS  ?= 16
 LEVELS     ?= 3
 COUNT_BITS ?= 64
+MUL_STAGES ?= 1
 SWEEP      ?= 1000
 SEED       ?=
 TESTCASE   ?=
@@ -38,7 +39,7 @@ SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_a
              $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)")
 
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
-           --levels $(LEVELS) --count-bits $(COUNT_BITS) --sweep $(SWEEP) \
+           --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(SWEEP) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves)
 
@@ -56,7 +57,7 @@ help:
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1"
-	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 SWEEP=1000 RTL=<file or folder>"
+	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 SWEEP=1000 RTL=<file or folder>"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
 	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
 	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."

@@ -14,12 +14,7 @@ module roofline_level #(
   output logic                              mem_bound_o, // ai * bw < peak
   output logic [INT_BITS+FRAC_BITS-1:0]     cap_o        // round(min(peak, ai * bw))
 );
-  localparam int W         = INT_BITS + FRAC_BITS;
-  localparam int PRODUCT_W = 2 * W;
-  // A memory-bound product is below peak * 2^FRAC_BITS < 2^(W+FRAC_BITS), so its
-  // rounded value fits in the low ROUND_W bits with no carry out.
-  localparam int ROUND_W   = W + FRAC_BITS;
-  localparam logic [ROUND_W-1:0] ROUND_HALF = ROUND_W'(1) << (FRAC_BITS - 1);
+  localparam int PRODUCT_W = 2 * (INT_BITS + FRAC_BITS);
 
   if (INT_BITS < 1) begin : gen_int_bits_check
     // Elaboration stops here on every tool: the missing module's name is the message.
@@ -29,17 +24,15 @@ module roofline_level #(
     ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
   end
 
-  logic [PRODUCT_W-1:0] peak_scaled;  // peak in the product's format
-  logic [ROUND_W-1:0]   rounded_sum;  // product + half an output LSB
-  logic                 unused_round_lsbs;
+  assign product_o = PRODUCT_W'(ai_i) * PRODUCT_W'(bw_i);
 
-  assign product_o   = PRODUCT_W'(ai_i) * PRODUCT_W'(bw_i);
-  assign peak_scaled = PRODUCT_W'({peak_i, {FRAC_BITS{1'b0}}});
-  // At the ridge (equal) the compute roof binds.
-  assign mem_bound_o = product_o < peak_scaled;
-
-  // Round to nearest, ties up: add half an LSB, then truncate.
-  assign rounded_sum       = product_o[ROUND_W-1:0] + ROUND_HALF;
-  assign unused_round_lsbs = ^rounded_sum[FRAC_BITS-1:0];
-  assign cap_o             = mem_bound_o ? rounded_sum[ROUND_W-1:FRAC_BITS] : peak_i;
+  roofline_round_cap #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS)
+  ) u_round_cap (
+    .peak_i     (peak_i),
+    .product_i  (product_o),
+    .mem_bound_o(mem_bound_o),
+    .cap_o      (cap_o)
+  );
 endmodule

@@ -82,8 +82,8 @@ def test_shards_run_separately_check_the_whole_sweep(seed: int) -> None:
     assert checked == total
 
 
-MUTANT_FILE = "roofline_level.sv"
-MUTANT_ORIGINAL, MUTANT_BUG = "product_o < peak_scaled", "product_o <= peak_scaled"  # the ridge counted as memory-bound
+MUTANT_FILE = "roofline_round_cap.sv"
+MUTANT_ORIGINAL, MUTANT_BUG = "product_i < peak_scaled", "product_i <= peak_scaled"  # the ridge counted as memory-bound
 
 
 @pytest.mark.sim

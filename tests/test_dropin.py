@@ -33,13 +33,13 @@ class Mutant:
 
 
 MUTANTS = (
-    Mutant("no_rounding", "wrong rounding: truncates instead of adding half an LSB", "roofline_level.sv",
+    Mutant("no_rounding", "wrong rounding: truncates instead of adding half an LSB", "roofline_round_cap.sv",
            "ROUND_HALF = ROUND_W'(1) << (FRAC_BITS - 1)", "ROUND_HALF = '0", "roofline_attainable"),
-    Mutant("ridge_memory_bound", "tie rule: the ridge counted as memory-bound (<=)", "roofline_level.sv",
-           "product_o < peak_scaled", "product_o <= peak_scaled", "roofline_attainable"),
+    Mutant("ridge_memory_bound", "tie rule: the ridge counted as memory-bound (<=)", "roofline_round_cap.sv",
+           "product_i < peak_scaled", "product_i <= peak_scaled", "roofline_attainable"),
     Mutant("truncated_product", "product truncated to W bits (self-determined inside a concatenation)", "roofline_level.sv",
-           "PRODUCT_W'(ai_i) * PRODUCT_W'(bw_i)", "{{W{1'b0}}, ai_i * bw_i}", "roofline_attainable"),
-    Mutant("hard_coded_frac", "hard-coded format: peak scaled by 2^16 whatever FRAC_BITS", "roofline_level.sv",
+           "PRODUCT_W'(ai_i) * PRODUCT_W'(bw_i)", "{{(PRODUCT_W/2){1'b0}}, ai_i * bw_i}", "roofline_attainable"),
+    Mutant("hard_coded_frac", "hard-coded format: peak scaled by 2^16 whatever FRAC_BITS", "roofline_round_cap.sv",
            "{peak_i, {FRAC_BITS{1'b0}}}", "{peak_i, 16'b0}", "roofline_attainable", OTHER_FORMAT_SET),
     Mutant("last_level_left_out", "a level left out of the binding search", "roofline_hierarchy.sv",
            "if (level_mem_bound[l] &&", "if ((l != LEVELS - 1) && level_mem_bound[l] &&",
@@ -55,7 +55,7 @@ MUTANTS = (
     Mutant("div0_flag_missing", "missing flag: div0_o never set", "roofline_intensity.sv",
            "sat_o  <= 1'b1;\n            div0_o <= 1'b1;", "sat_o  <= 1'b1;\n            div0_o <= 1'b0;",
            "roofline_intensity", SMALL_SET),
-    Mutant("cap_undriven", "an output left at Z: must fail naming the signal", "roofline_level.sv",
+    Mutant("cap_undriven", "an output left at Z: must fail naming the signal", "roofline_round_cap.sv",
            ": peak_i;", ": {(INT_BITS+FRAC_BITS){1'bz}};", "roofline_attainable"),
     Mutant("done_not_a_pulse", "handshake: done_o stays high", "roofline_intensity.sv",
            "      done_o <= 1'b0;\n      if (!busy_o)", "      if (!busy_o)", "roofline_intensity"),

@@ -86,6 +86,37 @@ def cap_from_counts(fmt: QFormat, peak: int, bw: int, ops: int, bytes_moved: int
     return AttainableOut(peak, False)
 
 
+def counts_hierarchy(
+    fmt: QFormat, count_bits: int, peak: int, bws: Sequence[int], ops: int, bytes_per_level: Sequence[int]
+) -> HierarchyOut:
+    """A kernel placed from counts, each level's cap rounded once (roofline_counts).
+
+    A level with no traffic (bytes = 0) is never memory-bound. The binding level is the
+    memory-bound level with the smallest ops * bw / bytes, exactly, the lowest index on a tie.
+    """
+    if len(bws) != len(bytes_per_level) or not bws:
+        raise ValueError("counts need one bandwidth and one byte count per level, at least one level")
+    limit = (1 << count_bits) - 1
+    for name, count in (("ops", ops), *((f"bytes[{i}]", b) for i, b in enumerate(bytes_per_level))):
+        if not 0 <= count <= limit:
+            raise ValueError(f"{name} = {count} does not fit {count_bits} bits")
+    fmt.check_raw(peak, "peak")
+    levels = []
+    for bw, moved in zip(bws, bytes_per_level, strict=True):
+        fmt.check_raw(bw, "bw")
+        levels.append(AttainableOut(peak, False) if moved == 0 else cap_from_counts(fmt, peak, bw, ops, moved))
+    binding = len(levels)
+    for index, level in enumerate(levels):
+        if not level.mem_bound:
+            continue
+        if binding == len(levels):
+            binding = index
+        elif ops * bws[index] * bytes_per_level[binding] < ops * bws[binding] * bytes_per_level[index]:
+            binding = index
+    cap = levels[binding].cap if binding < len(levels) else peak
+    return HierarchyOut(cap, tuple(level.cap for level in levels), binding < len(levels), binding)
+
+
 def round_shift(value: int, shift: int) -> int:
     """value / 2^shift rounded to nearest, ties up."""
     return (value + (1 << (shift - 1))) >> shift

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from roofline_golden import QFormat
 from roofline_golden.cases import Params
 
-TOPS = ("roofline_attainable", "roofline_hierarchy", "roofline_intensity")
+# The contract's three modules, then the project's pipelined and counts-mode units.
+TOPS = ("roofline_attainable", "roofline_hierarchy", "roofline_intensity", "roofline_hierarchy_pipe", "roofline_counts")
 SIMS = ("icarus", "verilator")
 DEFAULT_SWEEP = 1000
 
@@ -21,10 +22,12 @@ class ParamSet:
     frac_bits: int = 16
     levels: int = 3
     count_bits: int = 64
+    mul_stages: int = 1  # roofline_hierarchy_pipe's multiplication stages
 
     @property
     def tag(self) -> str:
-        return f"uq{self.int_bits}_{self.frac_bits}-l{self.levels}-c{self.count_bits}"
+        tag = f"uq{self.int_bits}_{self.frac_bits}-l{self.levels}-c{self.count_bits}"
+        return tag + (f"-m{self.mul_stages}" if self.mul_stages != 1 else "")
 
     @property
     def params(self) -> Params:
@@ -33,18 +36,20 @@ class ParamSet:
     def for_module(self, top: str) -> dict[str, int]:
         """The Verilog parameters that `top` takes."""
         values = {"INT_BITS": self.int_bits, "FRAC_BITS": self.frac_bits}
-        if top == "roofline_hierarchy":
+        if top in ("roofline_hierarchy", "roofline_hierarchy_pipe", "roofline_counts"):
             values["LEVELS"] = self.levels
-        if top == "roofline_intensity":
+        if top in ("roofline_intensity", "roofline_counts"):
             values["COUNT_BITS"] = self.count_bits
+        if top == "roofline_hierarchy_pipe":
+            values["MUL_STAGES"] = self.mul_stages
         return values
 
 
 # The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
-# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits.
+# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's split multiply once.
 PARAM_SETS = (
     ParamSet(24, 16, 3, 64),
-    ParamSet(16, 12, 4, 48),
+    ParamSet(16, 12, 4, 48, mul_stages=2),
     ParamSet(8, 8, 1, 16),
 )
 
@@ -71,6 +76,7 @@ class BenchConfig:
             "ROOFLINE_FRAC_BITS": str(self.param_set.frac_bits),
             "ROOFLINE_LEVELS": str(self.param_set.levels),
             "ROOFLINE_COUNT_BITS": str(self.param_set.count_bits),
+            "ROOFLINE_MUL_STAGES": str(self.param_set.mul_stages),
             "ROOFLINE_SEED": str(self.seed),
             "ROOFLINE_SWEEP": str(self.sweep),
         }
@@ -91,6 +97,7 @@ class BenchConfig:
                 int(env["ROOFLINE_FRAC_BITS"]),
                 int(env["ROOFLINE_LEVELS"]),
                 int(env["ROOFLINE_COUNT_BITS"]),
+                int(env.get("ROOFLINE_MUL_STAGES", "1")),
             ),
             seed=int(env["ROOFLINE_SEED"]),
             sweep=int(env.get("ROOFLINE_SWEEP", DEFAULT_SWEEP)),

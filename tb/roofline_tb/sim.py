@@ -21,6 +21,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--frac-bits", type=int, default=16)
     parser.add_argument("--levels", type=int, default=3)
     parser.add_argument("--count-bits", type=int, default=64)
+    parser.add_argument("--mul-stages", type=int, default=1, choices=(1, 2), help="roofline_hierarchy_pipe's multiply stages")
     parser.add_argument("--sweep", type=int, default=DEFAULT_SWEEP, help="random vectors per sweep")
     parser.add_argument("--testcase", default=None, help="run only this cocotb test (TESTCASE=)")
     parser.add_argument("--only", default=None, help="only this vector index or case id (ONLY=)")
@@ -38,7 +39,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
-    param_set = ParamSet(args.int_bits, args.frac_bits, args.levels, args.count_bits)
+    param_set = ParamSet(args.int_bits, args.frac_bits, args.levels, args.count_bits, args.mul_stages)
     tops = TOPS if args.top == "all" else (args.top,)
     print(
         f"roofline-hw sim: {args.sim}, UQ{args.int_bits}.{args.frac_bits}, LEVELS {args.levels}, "

@@ -1,0 +1,179 @@
+// roofline_hierarchy as a pipeline with valid/ready handshakes on both sides.
+//
+// Stages, each a register:
+//   1. the inputs;
+//   2. each level's full-precision product ai * bw (MUL_STAGES = 2 splits it in two: the
+//      partial products of ai's low and high halves, then their sum);
+//   3. each level's verdict and rounded cap (roofline_round_cap);
+//   4. the binding level, its cap and every output (the same running minimum as the
+//      combinational module: a memory-bound level takes the lead only when strictly lower).
+// Latency from an accepted input to its out_valid_o: 3 + MUL_STAGES cycles (4 by default).
+// Throughput: one result per clock while out_ready_i is high. The pipeline advances as a
+// whole when its last stage is empty or being read (in_ready_o = !out_valid_o || out_ready_i),
+// so back-pressure holds every result in place: nothing is lost or duplicated.
+module roofline_hierarchy_pipe #(
+  parameter int INT_BITS   = 24,
+  parameter int FRAC_BITS  = 16,
+  parameter int LEVELS     = 3,
+  parameter int MUL_STAGES = 1   // 1 or 2 register stages for the multiplication
+) (
+  input  logic                                   clk_i,
+  input  logic                                   rst_ni,
+  input  logic                                   in_valid_i,
+  output logic                                   in_ready_o,
+  input  logic [INT_BITS+FRAC_BITS-1:0]          peak_i,
+  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] bw_i,
+  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] ai_i,
+  output logic                                   out_valid_o,
+  input  logic                                   out_ready_i,
+  output logic [INT_BITS+FRAC_BITS-1:0]          cap_o,
+  output logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] level_cap_o,
+  output logic                                   mem_bound_o,
+  output logic [$clog2(LEVELS+1)-1:0]            binding_o
+);
+  localparam int W         = INT_BITS + FRAC_BITS;
+  localparam int PRODUCT_W = 2 * W;
+  localparam int LOW_W     = W / 2;            // ai's low half in a split multiplication
+  localparam int HIGH_W    = W - LOW_W;
+  localparam int IDX_W     = $clog2(LEVELS + 1);
+  localparam int STAGES    = 3 + MUL_STAGES;
+  localparam logic [IDX_W-1:0] COMPUTE_BINDS = IDX_W'(LEVELS);
+
+  if (INT_BITS < 1) begin : gen_int_bits_check
+    // Elaboration stops here on every tool: the missing module's name is the message.
+    ERROR_roofline_INT_BITS_must_be_at_least_1 u_param_error ();
+  end
+  if (FRAC_BITS < 1) begin : gen_frac_bits_check
+    ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
+  end
+  if (LEVELS < 1) begin : gen_levels_check
+    ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error ();
+  end
+  if (MUL_STAGES < 1 || MUL_STAGES > 2) begin : gen_mul_stages_check
+    ERROR_roofline_MUL_STAGES_must_be_1_or_2 u_param_error ();
+  end
+
+  // One enable for every stage: the pipeline moves when its output can.
+  logic              advance;
+  logic [STAGES-1:0] valid_q;
+  assign advance     = !valid_q[STAGES-1] || out_ready_i;
+  assign in_ready_o  = advance;
+  assign out_valid_o = valid_q[STAGES-1];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+    end else if (advance) begin
+      valid_q <= {valid_q[STAGES-2:0], in_valid_i};
+    end
+  end
+
+  // Stage 1: the inputs.
+  logic [W-1:0]        s1_peak;
+  logic [LEVELS*W-1:0] s1_bw, s1_ai;
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      s1_peak <= peak_i;
+      s1_bw   <= bw_i;
+      s1_ai   <= ai_i;
+    end
+  end
+
+  // Stage 2: the products (the last multiplication stage).
+  logic [W-1:0]                s2_peak;
+  logic [LEVELS*PRODUCT_W-1:0] s2_product;
+
+  if (MUL_STAGES == 1) begin : gen_mul_one_stage
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        s2_peak <= s1_peak;
+        for (int l = 0; l < LEVELS; l++) begin
+          s2_product[l*PRODUCT_W +: PRODUCT_W] <= PRODUCT_W'(s1_ai[l*W +: W]) * PRODUCT_W'(s1_bw[l*W +: W]);
+        end
+      end
+    end
+  end else begin : gen_mul_two_stages
+    // ai * bw = (ai_high * bw) << LOW_W + ai_low * bw: two narrower products, then a sum.
+    localparam int LOW_PRODUCT_W  = LOW_W + W;
+    localparam int HIGH_PRODUCT_W = HIGH_W + W;
+    logic [W-1:0]                     sm_peak;
+    logic [LEVELS*LOW_PRODUCT_W-1:0]  sm_low;
+    logic [LEVELS*HIGH_PRODUCT_W-1:0] sm_high;
+    always_ff @(posedge clk_i) begin
+      if (advance) begin
+        sm_peak <= s1_peak;
+        for (int l = 0; l < LEVELS; l++) begin
+          sm_low[l*LOW_PRODUCT_W +: LOW_PRODUCT_W] <=
+              LOW_PRODUCT_W'(s1_ai[l*W +: LOW_W]) * LOW_PRODUCT_W'(s1_bw[l*W +: W]);
+          sm_high[l*HIGH_PRODUCT_W +: HIGH_PRODUCT_W] <=
+              HIGH_PRODUCT_W'(s1_ai[l*W + LOW_W +: HIGH_W]) * HIGH_PRODUCT_W'(s1_bw[l*W +: W]);
+        end
+        s2_peak <= sm_peak;
+        for (int l = 0; l < LEVELS; l++) begin
+          s2_product[l*PRODUCT_W +: PRODUCT_W] <=
+              (PRODUCT_W'(sm_high[l*HIGH_PRODUCT_W +: HIGH_PRODUCT_W]) << LOW_W)
+              + PRODUCT_W'(sm_low[l*LOW_PRODUCT_W +: LOW_PRODUCT_W]);
+        end
+      end
+    end
+  end
+
+  // Stage 3: each level's verdict and rounded cap.
+  logic [LEVELS-1:0]           level_mem_bound;
+  logic [LEVELS*W-1:0]         level_cap;
+  logic [W-1:0]                s3_peak;
+  logic [LEVELS*PRODUCT_W-1:0] s3_product;
+  logic [LEVELS-1:0]           s3_mem_bound;
+  logic [LEVELS*W-1:0]         s3_level_cap;
+
+  for (genvar l = 0; l < LEVELS; l++) begin : gen_level
+    roofline_round_cap #(
+      .INT_BITS (INT_BITS),
+      .FRAC_BITS(FRAC_BITS)
+    ) u_round_cap (
+      .peak_i     (s2_peak),
+      .product_i  (s2_product[l*PRODUCT_W +: PRODUCT_W]),
+      .mem_bound_o(level_mem_bound[l]),
+      .cap_o      (level_cap[l*W +: W])
+    );
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      s3_peak      <= s2_peak;
+      s3_product   <= s2_product;
+      s3_mem_bound <= level_mem_bound;
+      s3_level_cap <= level_cap;
+    end
+  end
+
+  // Stage 4: the binding level (the lowest memory-bound product, first index on a tie).
+  logic [PRODUCT_W-1:0] best_product;
+  logic [IDX_W-1:0]     best_index;
+  logic [W-1:0]         best_cap;
+
+  always @* begin
+    best_product = '1;
+    best_index   = COMPUTE_BINDS;
+    best_cap     = s3_peak;
+    for (int l = 0; l < LEVELS; l++) begin
+      if (s3_mem_bound[l] && (s3_product[l*PRODUCT_W +: PRODUCT_W] < best_product)) begin
+        best_product = s3_product[l*PRODUCT_W +: PRODUCT_W];
+        best_index   = IDX_W'(l);
+        best_cap     = s3_level_cap[l*W +: W];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (advance) begin
+      cap_o       <= best_cap;
+      level_cap_o <= s3_level_cap;
+      mem_bound_o <= |s3_mem_bound;
+      binding_o   <= best_index;
+    end
+  end
+
+  logic [PRODUCT_W-1:0] unused_best_product;
+  assign unused_best_product = best_product;
+endmodule
