@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -142,3 +143,23 @@ def test_wide_multiply_is_exact_over_the_whole_uint64_range(rng: random.Random) 
     hi, lo = vector.mul_wide(np.array(a, dtype=np.uint64), np.array(b, dtype=np.uint64))
     for x, y, h, low in zip(a, b, hi, lo, strict=True):
         assert (int(h) << 64) | int(low) == x * y
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_counts_placement_rounds_once_and_binds_the_lowest_exact_level(fmt: QFormat, rng: random.Random) -> None:
+    count_bits, levels = 48, 3
+    for _ in range(N):
+        peak = log_uniform(rng, fmt.width)
+        ops = log_uniform(rng, count_bits)
+        bws = [log_uniform(rng, fmt.width) for _ in range(levels)]
+        moved = [0 if rng.random() < 0.1 else log_uniform(rng, count_bits) for _ in range(levels)]
+        out = fixed.counts_hierarchy(fmt, count_bits, peak, bws, ops, moved)
+        real_peak = fmt.to_real(peak)
+        reals = [real_peak if b == 0 else Fraction(ops) * fmt.to_real(bw) / b for bw, b in zip(bws, moved, strict=True)]
+        for level, real in enumerate(reals):
+            assert abs(fmt.to_real(out.level_caps[level]) - min(real_peak, real)) <= fmt.lsb / 2
+            assert out.level_caps[level] <= peak
+        bound = [i for i, real in enumerate(reals) if moved[i] and real < real_peak]
+        expected = min(bound, key=lambda i: (reals[i], i)) if bound else levels
+        assert out.binding == expected and out.mem_bound == bool(bound)
+        assert out.cap == (out.level_caps[expected] if bound else peak)

@@ -1,0 +1,249 @@
+"""cocotb testbench of roofline_counts: a kernel placed from its operation and byte counts.
+
+Each placement is issued when busy_o is low and its done_o pulse is checked in order against
+the golden model (fixed.counts_hierarchy), the documents' caps, and the exact real-valued
+min(peak, ops * bw / bytes) within half an LSB: the cap is rounded once, from the counts.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import cocotb
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, FallingEdge
+
+from roofline_golden import cases, fixed, format_fraction
+from roofline_tb.config import BenchConfig
+from roofline_tb.rates import bench_rng, check_error_bound, pack_levels
+from roofline_tb.scoreboard import Field, Scoreboard, binding_text, selected
+from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
+from roofline_tb.vectors import log_uniform
+
+CLOCK_NS = 10
+
+
+@dataclass(frozen=True)
+class Placement:
+    vector_id: str | int
+    label: str
+    peak: int
+    bws: tuple[int, ...]
+    ops: int
+    bytes: tuple[int, ...]
+    expect_cap: int | None = None  # from the documents
+
+
+class CountsTB:
+    def __init__(self, dut: Any, test: str) -> None:
+        self.dut = dut
+        self.cfg = BenchConfig.from_env()
+        self.sb = Scoreboard(self.cfg, test, dut._log)
+        p = self.cfg.params
+        # The module's documented bound: LEVELS * (COUNT_BITS + W + 2) + 2 cycles.
+        self.max_latency = p.levels * (p.count_bits + p.fmt.width + 2) + 2
+        cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns").start())
+
+    async def reset(self) -> None:
+        dut = self.dut
+        for name in ("start_i", "peak_i", "bw_i", "ops_i", "bytes_i"):
+            getattr(dut, name).value = 0
+        dut.rst_ni.value = 0
+        await ClockCycles(dut.clk_i, 2)
+        await FallingEdge(dut.clk_i)
+        dut.rst_ni.value = 1
+
+    async def place(self, placement: Placement) -> None:
+        if not selected(self.cfg, placement.vector_id):
+            return
+        dut, p = self.dut, self.cfg.params
+        while read_bool(dut.busy_o):
+            await FallingEdge(dut.clk_i)
+        dut.peak_i.value = placement.peak
+        dut.bw_i.value = pack_levels(placement.bws, p.fmt.width)
+        dut.ops_i.value = placement.ops
+        dut.bytes_i.value = pack_levels(placement.bytes, p.count_bits)
+        dut.start_i.value = 1
+        await FallingEdge(dut.clk_i)
+        dut.start_i.value = 0
+        for _ in range(self.max_latency):
+            if read_bool(dut.done_o):
+                self.check(placement)
+                return
+            await FallingEdge(dut.clk_i)
+        self.sb.fail(placement.vector_id, f"TIMEOUT {self.cfg.top}: no done_o within {self.max_latency} cycles "
+                                          f"({placement.label})")
+
+    def inputs(self, placement: Placement) -> list[str]:
+        fmt = self.cfg.params.fmt
+        text = [f"peak_i = {fmt.describe(placement.peak, 'GFLOP/s')}", f"ops_i = {placement.ops:#x} ({placement.ops} FLOP)"]
+        for level, (bw, moved) in enumerate(zip(placement.bws, placement.bytes, strict=True)):
+            text.append(f"bw_i[{level}] = {fmt.describe(bw, 'GB/s')}, bytes_i[{level}] = {moved:#x} ({moved} B)")
+        return text
+
+    def check(self, placement: Placement) -> None:
+        dut, cfg = self.dut, self.cfg
+        fmt, levels = cfg.params.fmt, cfg.params.levels
+        try:
+            cap, binding = read_uint(dut.cap_o), read_uint(dut.binding_o)
+            mem_bound, packed = read_bool(dut.mem_bound_o), read_uint(dut.level_cap_o)
+        except UnresolvedOutput as problem:
+            self.sb.fail(placement.vector_id, f"X/Z {cfg.top} with done_o high: {problem}\n  inputs  : "
+                         + ", ".join(self.inputs(placement)))
+            return
+        level_caps = [(packed >> (level * fmt.width)) & fmt.max_raw for level in range(levels)]
+        want = fixed.counts_hierarchy(fmt, cfg.params.count_bits, placement.peak, placement.bws,
+                                      placement.ops, placement.bytes)
+        fields = [
+            Field("cap_o", want.cap, cap, "GFLOP/s"),
+            Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
+            Field("binding_o", want.binding, binding, "index"),
+        ]
+        fields += [Field(f"level_cap_o[{i}]", want.level_caps[i], level_caps[i], "GFLOP/s") for i in range(levels)]
+        if placement.expect_cap is not None:
+            fields.append(Field("cap_o vs documents", placement.expect_cap, cap, "GFLOP/s"))
+        exact_caps = [self.exact_cap(placement, level) for level in range(levels)]
+        context = [
+            "exact  : " + ", ".join(f"L{i}: min(peak, ops*bw/bytes) = {format_fraction(c)}" for i, c in enumerate(exact_caps)),
+            f"should bind: {binding_text(want.binding, levels)}",
+        ]
+        self.sb.check(placement.vector_id, placement.label, self.inputs(placement), fields, context)
+        for level in range(levels):
+            check_error_bound(self.sb, placement.vector_id, f"level_cap_o[{level}]", level_caps[level], exact_caps[level])
+
+    def exact_cap(self, placement: Placement, level: int) -> Fraction:
+        """min(peak, ops * bw / bytes) in real numbers; peak when the level moves no bytes."""
+        fmt = self.cfg.params.fmt
+        peak = fmt.to_real(placement.peak)
+        if placement.bytes[level] == 0:
+            return peak
+        return min(peak, Fraction(placement.ops) * fmt.to_real(placement.bws[level]) / placement.bytes[level])
+
+
+def padded(tb: CountsTB, bws: list[int], moved: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Levels beyond those given move no bytes: they never bind."""
+    extra = tb.cfg.params.levels - len(bws)
+    return tuple(bws) + (tb.cfg.params.fmt.max_raw,) * extra, tuple(moved) + (0,) * extra
+
+
+def document_placements(tb: CountsTB) -> list[Placement]:
+    placements = []
+    for case in cases.load_cases():
+        if case.group != "document" or not case.has_rates or len(case.count_levels) != len(case.levels):
+            continue
+        try:
+            rated = cases.rates(case, tb.cfg.params)
+            counted = cases.counts(case, tb.cfg.params)
+        except cases.NotRepresentable as why:
+            tb.dut._log.info("skipped %s: %s", case.id, why)
+            continue
+        if len({c.ops for c in counted}) != 1:
+            continue  # the unit takes one operation count for every level
+        bws, moved = padded(tb, list(rated.bws[: rated.used_levels]), [c.bytes for c in counted])
+        placements.append(Placement(case.id, case.title, rated.peak, bws, counted[0].ops, moved, rated.expect_cap))
+    return placements
+
+
+def edge_placements(tb: CountsTB) -> list[Placement]:
+    """The spec's edge cases, stated for counts."""
+    fmt, p = tb.cfg.params.fmt, tb.cfg.params
+    top_count = (1 << p.count_bits) - 1
+    one, peak = fmt.one, min(100 * fmt.one, fmt.max_raw)
+    bw = min(20 * fmt.one, fmt.max_raw)
+    ridge_bytes = 8
+    ridge_ops = peak * ridge_bytes // bw if (peak * ridge_bytes) % bw == 0 else None
+    one_level = padded(tb, [bw], [16])
+    result = [
+        Placement("no_bytes", "bytes = 0 at every level: compute binds", peak, (bw,) * p.levels, 13, (0,) * p.levels),
+        Placement("ops_zero", "ops = 0: cap 0, memory-bound", peak, one_level[0], 0, one_level[1]),
+        Placement("peak_zero", "peak = 0: cap 0, compute binds", 0, one_level[0], 13, one_level[1]),
+        Placement("all_ones", "every input all ones", fmt.max_raw, (fmt.max_raw,) * p.levels, top_count, (top_count,) * p.levels),
+        Placement("bw_zero", "bw = 0: cap 0, memory-bound", peak, padded(tb, [0], [16])[0], 13, one_level[1]),
+        Placement("tiny_intensity", "1 FLOP over all-ones bytes", one, one_level[0], 1, padded(tb, [bw], [top_count])[1]),
+    ]
+    if ridge_ops is not None and ridge_ops <= top_count:
+        bws, moved = padded(tb, [bw], [ridge_bytes])
+        result.append(Placement("ridge", "ops * bw == peak * bytes: compute binds", peak, bws, ridge_ops, moved))
+        if ridge_ops > 1:
+            result.append(Placement("below_ridge", "one FLOP below the ridge: memory-bound", peak, bws, ridge_ops - 1, moved))
+    if p.levels >= 2 and 2 * 16 <= top_count and 2 * bw <= fmt.max_raw:
+        # The same ops * bw / bytes at two levels: the lower index binds.
+        bws, moved = padded(tb, [bw, 2 * bw], [16, 32])
+        result.append(Placement("level_tie", "two levels with equal ops*bw/bytes: level 0 binds", peak, bws, 13, moved))
+        bws, moved = padded(tb, [2 * bw, bw], [32, 16])
+        result.append(Placement("level_tie_reversed", "equal levels, swapped: level 0 binds", peak, bws, 13, moved))
+    return result
+
+
+def random_placements(tb: CountsTB, rng: random.Random, count: int) -> list[Placement]:
+    fmt, p = tb.cfg.params.fmt, tb.cfg.params
+    placements = []
+    for index in range(count):
+        peak = log_uniform(rng, fmt.width)
+        ops = log_uniform(rng, p.count_bits)
+        bws, moved = [], []
+        for _ in range(p.levels):
+            kind = rng.random()
+            bw = log_uniform(rng, fmt.width)
+            if kind < 0.1:
+                moved.append(0)
+            elif kind < 0.3 and bw and ops:
+                # near the ridge: bytes ~ ops * bw / peak
+                guess = (ops * bw) // max(peak, 1) + rng.randint(-1, 1)
+                moved.append(min(max(guess, 1), (1 << p.count_bits) - 1))
+            else:
+                moved.append(log_uniform(rng, p.count_bits))
+            bws.append(bw)
+        fits_twice = 2 * moved[0] < (1 << p.count_bits) and 2 * bws[0] <= fmt.max_raw
+        if p.levels >= 2 and rng.random() < 0.15 and moved[0] and fits_twice:
+            target = rng.randrange(1, p.levels)
+            bws[target], moved[target] = 2 * bws[0], 2 * moved[0]  # a level tie
+        placements.append(Placement(index, "random", peak, tuple(bws), ops, tuple(moved)))
+    return placements
+
+
+@cocotb.test()
+async def port_widths(dut: Any) -> None:
+    """Every port has the width the parameters give it."""
+    p = BenchConfig.from_env().params
+    w = p.fmt.width
+    for port, width in ((dut.peak_i, w), (dut.cap_o, w), (dut.bw_i, p.levels * w), (dut.level_cap_o, p.levels * w),
+                        (dut.ops_i, p.count_bits), (dut.bytes_i, p.levels * p.count_bits),
+                        (dut.binding_o, p.levels.bit_length())):
+        check_width(port, width)
+
+
+@cocotb.test()
+async def document_cases(dut: Any) -> None:
+    """The documents' kernels given by counts: dot product, stencils, tiled GEMM."""
+    tb = CountsTB(dut, "document_cases")
+    await tb.reset()
+    for placement in document_placements(tb):
+        await tb.place(placement)
+    tb.sb.finish()
+
+
+@cocotb.test()
+async def edge_cases(dut: Any) -> None:
+    """No traffic, no operations, zero peak, all ones, the ridge and one FLOP below it, level ties."""
+    tb = CountsTB(dut, "edge_cases")
+    await tb.reset()
+    for placement in edge_placements(tb):
+        await tb.place(placement)
+    tb.sb.finish()
+
+
+@cocotb.test()
+async def random_sweep(dut: Any) -> None:
+    """Seeded counts: both roofs, near the ridge, levels with no traffic, level ties."""
+    tb = CountsTB(dut, "random_sweep")
+    await tb.reset()
+    # A placement takes up to LEVELS divisions of ~100 cycles: a quarter of the sweep size.
+    count = max(1, tb.cfg.sweep // 4)
+    dut._log.info("random_sweep: seed %d, %d placements", tb.cfg.seed, count)
+    for placement in random_placements(tb, bench_rng(tb.cfg, "random_sweep"), count):
+        await tb.place(placement)
+    tb.sb.finish()
