@@ -1,0 +1,199 @@
+"""`make prove`: properties of the RTL proved with Yosys's SAT solver (`sat -prove-asserts`).
+
+Each property is an assertion in tb/formal/props_*.sv, enabled by its own macro, and proved in
+its own Yosys run, so each gets its own verdict. A failure prints the counterexample Yosys
+found, decoded into the format's units.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from roofline_golden import QFormat, format_fraction
+
+from .runner import BUILD_ROOT, ToolError, require
+from .sources import REPO_ROOT, rtl_sources
+
+FORMAL_DIR = REPO_ROOT / "tb" / "formal"
+RTL_FILES = ("roofline_round_cap.sv", "roofline_level.sv", "roofline_attainable.sv", "roofline_hierarchy.sv",
+             "roofline_hierarchy_pipe.sv")
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    claim: str
+    top: str
+    macro: str
+    params: dict[str, int]
+    cut_multipliers: bool = False  # products become free inputs: every product, not only ai * bw
+    depth: int = 0  # > 0: bounded model checking from reset to this many cycles
+    units: dict[str, str] = field(default_factory=dict)  # input name -> unit, for counterexamples
+
+    @property
+    def fmt(self) -> QFormat:
+        return QFormat(self.params["INT_BITS"], self.params["FRAC_BITS"])
+
+    @property
+    def where(self) -> str:
+        extra = ", ".join(f"{k}={v}" for k, v in self.params.items() if k not in ("INT_BITS", "FRAC_BITS"))
+        return f"{self.top}, {self.fmt.name}" + (f", {extra}" if extra else "")
+
+
+DEFAULT = {"INT_BITS": 24, "FRAC_BITS": 16}
+RATES = {"peak_i": "GFLOP/s", "bw_i": "GB/s", "ai_i": "FLOP/B", "product_i": "GFLOP/s"}
+
+PROPERTIES = (
+    Property("round_cap.cap_le_peak", "cap <= peak, for every peak and every full-precision product",
+             "props_round_cap", "PROP_CAP_LE_PEAK", DEFAULT, units=RATES),
+    Property("round_cap.verdict", "mem_bound == (product < peak * 2^F), every peak and product",
+             "props_round_cap", "PROP_VERDICT", DEFAULT, units=RATES),
+    Property("round_cap.cap_is_a_term", "cap == round(product) (ties up) when memory-bound, else peak",
+             "props_round_cap", "PROP_CAP_IS_A_TERM", DEFAULT, units=RATES),
+    Property("attainable.cap_le_peak", "cap_o <= peak_i for every input, multiplier included",
+             "props_attainable", "PROP_CAP_LE_PEAK", DEFAULT, units=RATES),
+    Property("attainable.verdict", "mem_bound_o == (ai_i * bw_i < peak_i * 2^F) for every input",
+             "props_attainable", "PROP_VERDICT", DEFAULT, units=RATES),
+    Property("attainable.cap_is_a_term", "cap_o == round(ai_i * bw_i) when memory-bound, else peak_i",
+             "props_attainable", "PROP_CAP_IS_A_TERM", DEFAULT, units=RATES),
+    Property("hierarchy.cap_le_peak", "cap_o <= peak_i, every input and every level product",
+             "props_hierarchy", "PROP_CAP_LE_PEAK", {**DEFAULT, "LEVELS": 3}, cut_multipliers=True, units=RATES),
+    Property("hierarchy.compute_binds_iff_none_bound", "binding_o == LEVELS exactly when no level is memory-bound; "
+             "then cap_o == peak_i", "props_hierarchy", "PROP_COMPUTE_BINDS_IFF_NO_LEVEL_IS_MEMORY_BOUND",
+             {**DEFAULT, "LEVELS": 3}, cut_multipliers=True, units=RATES),
+    Property("hierarchy.binding_cap_is_its_level_cap", "cap_o == level_cap_o[binding_o] when a level binds",
+             "props_hierarchy", "PROP_BINDING_CAP_IS_ITS_LEVEL_CAP", {**DEFAULT, "LEVELS": 3}, cut_multipliers=True,
+             units=RATES),
+    Property("hierarchy.binding_cap_is_the_lowest", "cap_o <= level_cap_o[l] for every level l",
+             "props_hierarchy", "PROP_BINDING_CAP_IS_THE_LOWEST", {**DEFAULT, "LEVELS": 3}, cut_multipliers=True,
+             units=RATES),
+    *(
+        Property(f"pipe.equals_combinational.mul{stages}",
+                 f"roofline_hierarchy_pipe (MUL_STAGES={stages}) == roofline_hierarchy, LATENCY cycles later",
+                 "props_pipe_equiv", "PROP_PIPE_EQUALS_COMBINATIONAL",
+                 {"INT_BITS": 3, "FRAC_BITS": 3, "LEVELS": 2, "MUL_STAGES": stages}, depth=3 + stages + 3, units=RATES)
+        for stages in (1, 2)
+    ),
+    Property("pipe.one_result_per_clock", "always ready, and a result on every clock after the latency",
+             "props_pipe_equiv", "PROP_ONE_RESULT_PER_CLOCK", {"INT_BITS": 3, "FRAC_BITS": 3, "LEVELS": 2, "MUL_STAGES": 1},
+             depth=8, units=RATES),
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    prop: Property
+    proved: bool
+    seconds: float
+    detail: str
+
+
+def yosys_script(prop: Property, drop_in: str | None = None) -> str:
+    by_name = {path.name.removesuffix(".v").removesuffix(".sv"): path for path in rtl_sources(drop_in)}
+    files = " ".join(str(by_name[name.removesuffix(".sv")]) for name in RTL_FILES)
+    chparams = " ".join(f"-set {name} {value}" for name, value in prop.params.items())
+    steps = [
+        f"read_verilog -sv -formal -D{prop.macro} {files} {FORMAL_DIR / (prop.top + '.sv')}",
+        f"chparam {chparams} {prop.top}",
+        f"prep -top {prop.top}",
+        "flatten",
+    ]
+    if prop.cut_multipliers:
+        steps.append("cutpoint t:$mul")
+    steps += ["opt -full", "async2sync"]
+    if prop.depth:
+        steps.append(f"sat -prove-asserts -seq {prop.depth} -set-init-zero -show-inputs")
+    else:
+        steps.append("sat -prove-asserts -show-inputs")
+    return "; ".join(steps)
+
+
+def prove(prop: Property, log_dir: Path, timeout: float, drop_in: str | None = None) -> Verdict:
+    started = time.monotonic()
+    try:
+        run = subprocess.run(["yosys", "-p", yosys_script(prop, drop_in)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return Verdict(prop, False, time.monotonic() - started, f"TIMEOUT: no verdict within {timeout:.0f} s")
+    seconds = time.monotonic() - started
+    log = log_dir / f"{prop.name}.log"
+    log.write_text(run.stdout + run.stderr)
+    output = run.stdout + run.stderr
+    if "SAT proof finished - no model found: SUCCESS!" in output and run.returncode == 0:
+        return Verdict(prop, True, seconds, "")
+    if "SAT proof finished - model found: FAIL!" in output or "SAT temporal induction proof finished" in output:
+        return Verdict(prop, False, seconds, counterexample(prop, output) + f"\n    log: {log}")
+    errors = [line for line in output.splitlines() if "ERROR" in line]
+    return Verdict(prop, False, seconds, "Yosys could not run the proof: " + ("; ".join(errors) or f"see {log}"))
+
+
+_ROW = re.compile(r"^\s*(?:(\d+)\s+)?\\(\S+)\s+(\S+)\s+([0-9a-fA-FxX-]+)\s+([01xz-]+)\s*$")
+
+
+def counterexample(prop: Property, output: str) -> str:
+    """The input values of Yosys's model, in hex and decoded in units."""
+    fmt = prop.fmt
+    lines = ["counterexample:"]
+    for row in output.splitlines():
+        match = _ROW.match(row)
+        if not match:
+            continue
+        step, name, _, _, bits = match.groups()
+        if name not in prop.units or "x" in bits or "-" in bits:
+            continue
+        value = int(bits, 2)
+        when = f"step {step}: " if step else ""
+        lines.append(f"    {when}{name} = {decode(fmt, name, value, len(bits), prop.units[name])}")
+    return "\n".join(lines) if len(lines) > 1 else "counterexample: (Yosys printed no input values; see the log)"
+
+
+def decode(fmt: QFormat, name: str, value: int, width: int, unit: str) -> str:
+    """A bus of one or more W-bit fields (or a 2W-bit product) in hex and units."""
+    if name == "product_i":
+        return f"{value:#x} (ai*bw = {format_fraction(Fraction(value, 1 << (2 * fmt.frac_bits)))} {unit})"
+    fields = [(value >> (i * fmt.width)) & fmt.max_raw for i in range(max(1, width // fmt.width))]
+    described = [fmt.describe(f, unit) for f in fields]
+    return described[0] if len(described) == 1 else "; ".join(f"[{i}] {d}" for i, d in enumerate(described))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make prove", description=__doc__)
+    parser.add_argument("-k", "--only", default=None, help="prove only properties whose name contains this")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per property")
+    parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
+    args = parser.parse_args(argv)
+    try:
+        require("yosys", "install Yosys (apt-get install yosys)")
+    except ToolError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    log_dir = BUILD_ROOT / "prove"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    chosen = [p for p in PROPERTIES if args.only is None or args.only in p.name]
+    if not chosen:
+        print(f"error: no property name contains {args.only!r}", file=sys.stderr)
+        return 2
+    print(f"make prove: {len(chosen)} properties, Yosys SAT (sat -prove-asserts); logs in {log_dir}")
+    failed = 0
+    for prop in chosen:
+        verdict = prove(prop, log_dir, args.timeout, args.rtl)
+        mark = "PROVED" if verdict.proved else "FAILED"
+        bound = f", BMC depth {prop.depth} from reset" if prop.depth else ""
+        cut = ", products free" if prop.cut_multipliers else ""
+        print(f"  {mark:<6} {prop.name:<44} {verdict.seconds:6.1f} s  {prop.where}{cut}{bound}", flush=True)
+        print(f"         {prop.claim}")
+        if not verdict.proved:
+            failed += 1
+            print("         " + verdict.detail.replace("\n", "\n         "))
+    print(f"make prove: {len(chosen) - failed} proved, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
