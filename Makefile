@@ -18,6 +18,7 @@ SEED       ?=
 TESTCASE   ?=
 ONLY       ?=
 WAVES      ?=
+GATES      ?=
 RTL        ?=
 # pytest-xdist workers for `make test`
 JOBS       ?= auto
@@ -29,6 +30,9 @@ BATCH      ?=
 REPLAY     ?=
 # make bench BENCH_ARGS="--sizes 1000,1000000 --repeats 5 --full"
 BENCH_ARGS ?=
+# make synth SYNTH_ARGS="--only roofline_hierarchy_pipe --freq 60"; make prove PROVE_ARGS="-k hierarchy"
+SYNTH_ARGS ?=
+PROVE_ARGS ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
@@ -41,9 +45,9 @@ SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_a
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
            --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(SWEEP) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
-           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves)
+           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench synth prove clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -54,9 +58,11 @@ help:
 	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
 	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
 	@echo "  make bench      verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
+	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
+	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
-	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1"
+	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1"
 	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 SWEEP=1000 RTL=<file or folder>"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
 	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
@@ -98,6 +104,12 @@ exhaustive: prereqs prereqs-verilator $(STAMP)
 
 bench: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) bench/run.py $(BENCH_ARGS)
+
+synth: prereqs $(STAMP)
+	@$(VPY) -m roofline_tb.synth $(if $(RTL),--rtl "$(RTL)") $(SYNTH_ARGS)
+
+prove: prereqs $(STAMP)
+	@$(VPY) -m roofline_tb.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint

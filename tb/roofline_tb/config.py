@@ -63,6 +63,7 @@ class BenchConfig:
     sweep: int = DEFAULT_SWEEP
     only: str | None = None
     rtl: str | None = None
+    gates: bool = False  # simulate Yosys's gate-level netlist of the module instead of its RTL
 
     @property
     def params(self) -> Params:
@@ -84,6 +85,8 @@ class BenchConfig:
             env["ROOFLINE_ONLY"] = self.only
         if self.rtl:
             env["ROOFLINE_RTL"] = self.rtl
+        if self.gates:
+            env["ROOFLINE_GATES"] = "1"
         return env
 
     @classmethod
@@ -103,6 +106,7 @@ class BenchConfig:
             sweep=int(env.get("ROOFLINE_SWEEP", DEFAULT_SWEEP)),
             only=env.get("ROOFLINE_ONLY") or None,
             rtl=env.get("ROOFLINE_RTL") or None,
+            gates=env.get("ROOFLINE_GATES") == "1",
         )
 
     def rerun_command(self, test: str, only: str | int | None = None) -> str:
@@ -116,4 +120,6 @@ class BenchConfig:
             words.append(f"SWEEP={self.sweep}")
         if self.rtl:
             words.append(f"RTL={self.rtl}")
+        if self.gates:
+            words.append("GATES=1")
         return " ".join(words)

@@ -6,6 +6,7 @@ import importlib.metadata
 import importlib.util
 import os
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,17 +84,44 @@ class Build:
     plus_args: tuple[str, ...] = ()
 
 
+GATE_LEVEL_TOPS = ("roofline_attainable", "roofline_hierarchy")
+
+
+def gate_netlist(cfg: BenchConfig, sources: list[Path], folder: Path) -> Path:
+    """Yosys's generic gate-level netlist of the module at the bench's parameters."""
+    if cfg.top not in GATE_LEVEL_TOPS:
+        raise ToolError(f"GATES=1 simulates the combinational modules ({', '.join(GATE_LEVEL_TOPS)}), not {cfg.top}")
+    if cfg.sim != "icarus":
+        raise ToolError("GATES=1 runs on Icarus: SIM=icarus")
+    require("yosys", "install Yosys (apt-get install yosys)")
+    folder.mkdir(parents=True, exist_ok=True)
+    netlist = folder / f"{cfg.top}_gates.v"
+    params = " ".join(f"-set {name} {value}" for name, value in cfg.param_set.for_module(cfg.top).items())
+    script = (f"read_verilog -sv {' '.join(str(p) for p in sources)}; chparam {params} {cfg.top}; "
+              f"synth -top {cfg.top} -flatten; check -assert; write_verilog -noattr {netlist}")
+    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+    if run.returncode:
+        raise ToolError(f"Yosys could not synthesize {cfg.top}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
+    return netlist
+
+
 def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
     sources = rtl_sources(cfg.rtl)
+    folder = build_dir(cfg, sources)
+    parameters = cfg.param_set.for_module(cfg.top)
+    if cfg.gates:
+        folder = folder.with_name(folder.name + "-gates")
+        sources = [gate_netlist(cfg, sources, folder)]
+        parameters = {}  # the netlist was synthesized at these parameters and has none left
     build = Build(
         sim=cfg.sim,
         toplevel=cfg.top,
         test_module=f"test_{cfg.top}",
         test_dir=TB_DIR / cfg.top,
         sources=sources,
-        parameters=cfg.param_set.for_module(cfg.top),
+        parameters=parameters,
         env=cfg.to_env(),
-        folder=build_dir(cfg, sources),
+        folder=folder,
         seed=cfg.seed,
     )
     return run_build(build, waves=waves, testcase=testcase)

@@ -8,7 +8,7 @@ import sys
 import time
 
 from .config import DEFAULT_SWEEP, SIMS, TOPS, BenchConfig, ParamSet
-from .runner import ToolError, run_bench
+from .runner import GATE_LEVEL_TOPS, ToolError, run_bench
 from .sources import DropInError
 
 
@@ -27,6 +27,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", default=None, help="only this vector index or case id (ONLY=)")
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
     parser.add_argument("--waves", action="store_true", help="write a waveform and print its path")
+    parser.add_argument("--gates", action="store_true", help="simulate Yosys's gate-level netlist (GATES=1)")
     args = parser.parse_args(argv)
     if args.top != "all" and args.top not in TOPS:
         parser.error(f"TOP={args.top}: use one of {', '.join(TOPS)}, or all")
@@ -41,14 +42,17 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     param_set = ParamSet(args.int_bits, args.frac_bits, args.levels, args.count_bits, args.mul_stages)
     tops = TOPS if args.top == "all" else (args.top,)
+    if args.gates and args.top == "all":
+        tops = GATE_LEVEL_TOPS
     print(
         f"roofline-hw sim: {args.sim}, UQ{args.int_bits}.{args.frac_bits}, LEVELS {args.levels}, "
-        f"COUNT_BITS {args.count_bits}, seed {seed}" + (f", RTL={args.rtl}" if args.rtl else ""),
+        f"COUNT_BITS {args.count_bits}, seed {seed}" + (f", RTL={args.rtl}" if args.rtl else "")
+        + (", gate-level netlists from Yosys" if args.gates else ""),
         flush=True,
     )
     rows, all_passed = [], True
     for top in tops:
-        cfg = BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl)
+        cfg = BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates)
         started = time.monotonic()
         try:
             result = run_bench(cfg, waves=args.waves, testcase=args.testcase)

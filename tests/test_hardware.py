@@ -1,0 +1,69 @@
+"""What gets built is what was verified: gate-level simulation, proofs, synthesis checks.
+
+The full runs are `make sim GATES=1`, `make prove` and `make synth`; these tests run the
+quick part of each and show that each check can fail.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from roofline_tb import prove, synth
+from roofline_tb.config import PARAM_SETS, BenchConfig
+from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
+from roofline_tb.sources import RTL_DIR, rtl_sources
+
+needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
+SMALL_SET = PARAM_SETS[2]
+
+
+@needs_yosys
+@pytest.mark.sim
+@pytest.mark.parametrize("top", GATE_LEVEL_TOPS)
+def test_the_gate_level_netlist_passes_the_same_bench(top: str, seed: int) -> None:
+    result = run_bench(BenchConfig(top, "icarus", SMALL_SET, seed, sweep=300, gates=True))
+    assert result.failed == 0 and result.passed > 0, "\n\n".join(result.failures)
+    assert result.build_dir.name.endswith("-gates")
+
+
+@needs_yosys
+@pytest.mark.parametrize("prop", prove.PROPERTIES, ids=lambda p: p.name)
+def test_every_property_is_proved(prop: prove.Property, tmp_path: Path) -> None:
+    verdict = prove.prove(prop, tmp_path, timeout=300)
+    assert verdict.proved, verdict.detail
+
+
+@needs_yosys
+def test_a_broken_verdict_fails_its_proof_with_a_decoded_counterexample(tmp_path: Path) -> None:
+    source = (RTL_DIR / "roofline_round_cap.sv").read_text()
+    (tmp_path / "roofline_round_cap.sv").write_text(source.replace("product_i < peak_scaled", "product_i <= peak_scaled"))
+    prop = next(p for p in prove.PROPERTIES if p.name == "round_cap.verdict")
+    verdict = prove.prove(prop, tmp_path, timeout=60, drop_in=str(tmp_path / "roofline_round_cap.sv"))
+    assert not verdict.proved
+    assert "counterexample:" in verdict.detail and "peak_i = 0x" in verdict.detail and "GFLOP/s" in verdict.detail
+
+
+@needs_yosys
+@pytest.mark.parametrize("top", synth.MODULES)
+def test_every_module_synthesizes_cleanly_at_the_small_format(top: str, tmp_path: Path) -> None:
+    files = " ".join(str(p) for p in rtl_sources())
+    outcome = synth.generic(top, "small", synth.SMALL_SET, tmp_path, files)
+    assert outcome.ok, outcome.problem
+    assert outcome.cells.get("total", 0) > 0
+
+
+@needs_yosys
+def test_a_latch_fails_synthesis(tmp_path: Path) -> None:
+    source = (RTL_DIR / "roofline_round_cap.sv").read_text()
+    latchy = source.replace(
+        "  assign cap_o             = mem_bound_o ? rounded_sum[ROUND_W-1:FRAC_BITS] : peak_i;",
+        "  always @* if (mem_bound_o) cap_o = rounded_sum[ROUND_W-1:FRAC_BITS];",
+    )
+    assert latchy != source
+    (tmp_path / "roofline_round_cap.sv").write_text(latchy)
+    files = " ".join(str(p) for p in rtl_sources(str(tmp_path / "roofline_round_cap.sv")))
+    outcome = synth.generic("roofline_attainable", "small", synth.SMALL_SET, tmp_path, files)
+    assert not outcome.ok and "latch" in outcome.problem
