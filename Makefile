@@ -47,7 +47,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench synth prove clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench synth prove report clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -60,6 +60,8 @@ help:
 	@echo "  make bench      verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
 	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
+	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
+	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline; see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1"
@@ -93,7 +95,7 @@ sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
 
 test: prereqs prereqs-verilator $(STAMP)
 	@ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
-	  $(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
+	  $(VPY) -m pytest -n $(JOBS) --junitxml=build/regression.xml $(PYTEST_ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_tb.sweep --mode random -n $(N) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)
@@ -110,6 +112,9 @@ synth: prereqs $(STAMP)
 
 prove: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
+
+report: prereqs $(STAMP)
+	@$(VPY) -m roofline_tb.report
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint

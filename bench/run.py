@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import platform
 import statistics
@@ -106,7 +105,7 @@ def build_native() -> tuple[Path, float]:
         f"-GINT_BITS={PARAM_SET.int_bits}", f"-GFRAC_BITS={PARAM_SET.frac_bits}",
         "-CFLAGS", f"-O2 -DINT_BITS={PARAM_SET.int_bits} -DFRAC_BITS={PARAM_SET.frac_bits}",
         str(BENCH_DIR / "native" / "native_loop.cpp"),
-        str(RTL_DIR / "roofline_attainable.sv"), str(RTL_DIR / "roofline_level.sv"),
+        "-y", str(RTL_DIR), str(RTL_DIR / "roofline_attainable.sv"),  # -y: the submodules, found by name
     ]
     built = subprocess.run(command, capture_output=True, text=True)
     if built.returncode:
@@ -189,7 +188,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sizes takes numbers separated by commas")
     if any(n < 1 for n in sizes) or args.repeats < 1:
         parser.error("sizes and repeats must be at least 1")
-    logging.getLogger("cocotb").setLevel(logging.WARNING)  # the simulators' own logs, not the table
     print(f"roofline-hw benchmark: roofline_attainable, {FMT.name}, medians of {args.repeats}, on {platform.node()}")
     try:
         results = run(sizes, args.repeats, args.full)

@@ -133,7 +133,7 @@ module roofline_counts #(
       steps_left_q <= '0;
     end else begin
       done_o <= 1'b0;
-      unique case (state_q)
+      case (state_q)
         Idle: begin
           if (start_i) begin
             state_q <= Compare;

@@ -216,6 +216,12 @@ def input_bytes(cfg: SweepConfig, vectors: Vectors) -> tuple[bytes, int]:
     padded = np.zeros((beats * lanes, fields.shape[1]), dtype=np.uint64)
     padded[: len(vectors)] = fields
     lane_bits = fields.shape[1] * width
+    if width % 8 == 0:
+        # Whole-byte fields: each one's big-endian bytes, most significant field first.
+        field_bytes = width // 8
+        big_fields = padded[:, ::-1].astype(">u8").view(np.uint8).reshape(len(padded), -1, 8)[:, :, 8 - field_bytes:]
+        per_lane = big_fields.reshape(beats, lanes, -1)[:, ::-1, :]
+        return np.ascontiguousarray(per_lane).tobytes(), beats
     if lane_bits % 8 == 0:
         # Lanes are whole bytes: pack each vector on its own (contiguous, so fast), then lay
         # the lanes of a beat side by side, lane 0 last in big-endian order.

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import importlib.util
+import logging
 import os
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +130,22 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
     return run_build(build, waves=waves, testcase=testcase)
 
 
-def run_build(build: Build, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
+@contextlib.contextmanager
+def quiet_log(logger: logging.Logger, log_file: Path) -> Iterator[None]:
+    """The simulator's output goes to log_file instead of the terminal (for tools that print tables)."""
+    handler = logging.FileHandler(log_file, mode="w")
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+        logger.propagate = propagate
+
+
+def run_build(build: Build, *, waves: bool = False, testcase: str | None = None, quiet: bool = False) -> BenchResult:
     work = build.folder
     work.mkdir(parents=True, exist_ok=True)
     results_xml = work / "results.xml"
@@ -171,7 +189,8 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None)
     previous = os.environ.get("COCOTB_RESULTS_FILE")
     os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
     try:
-        simulator.run()
+        with quiet_log(simulator.logger, work / "sim.log") if quiet else contextlib.nullcontext():
+            simulator.run()
     except SystemExit:
         if not results_xml.exists():
             raise  # the build or the simulator itself failed; cocotb-test logged why

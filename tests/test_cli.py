@@ -1,0 +1,151 @@
+"""The `roofline` command: the documents' numbers, every kind of bad input, plots, and the RTL path."""
+
+from __future__ import annotations
+
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from roofline_cli import main as cli
+from roofline_cli.place import place
+from roofline_cli.platform import load
+from roofline_golden import cases
+from roofline_tb.sources import REPO_ROOT
+
+EXAMPLES = REPO_ROOT / "examples"
+DOCUMENT = EXAMPLES / "document.toml"
+
+
+def test_every_document_case_is_placed_with_the_documents_cap() -> None:
+    platform = load(DOCUMENT)
+    kernels = {kernel.name: kernel for kernel in platform.kernels}
+    documented = [case for case in cases.load_cases() if case.group == "document"]
+    assert documented
+    for case in documented:
+        placement = place(platform, kernels[case.title])
+        assert placement.cap == Fraction(case.expect["expect_cap"]), case.title
+        binds = case.expect.get("expect_binds")
+        if binds == "compute":
+            assert placement.binding == "compute", case.title
+        elif binds == "memory":
+            assert placement.binding == "DRAM", case.title
+        elif binds:
+            assert placement.binding == binds, case.title
+
+
+def test_place_prints_intensity_cap_ridge_and_the_binding_roof(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["place", str(DOCUMENT)]) == 0
+    out = capsys.readouterr().out
+    assert "Dot product, FP32, N = 1,000,000" in out
+    assert "end to end: 5 GFLOP/s, bound by DRAM (memory)" in out
+    assert "end to end: 100 GFLOP/s, bound by the compute roof" in out
+    assert "end to end: 10 GFLOP/s, bound by DRAM (memory)" in out
+
+
+def test_a_measured_point_gets_its_fraction_and_headroom_and_one_above_its_roof_a_diagnostic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    platform_file = tmp_path / "p.toml"
+    platform_file.write_text('''
+[platform]
+peak = { FP64 = "100 GFLOP/s" }
+levels = [{ name = "DRAM", bandwidth = "20 GB/s" }]
+[[kernel]]
+name = "honest"
+intensity = { DRAM = "0.5 FLOP/B" }
+measured = "8 GFLOP/s"
+[[kernel]]
+name = "too good"
+intensity = { DRAM = "0.5 FLOP/B" }
+measured = "12 GFLOP/s"
+''')
+    assert cli.main(["place", str(platform_file)]) == 0
+    out = capsys.readouterr().out
+    assert "measured 8 GFLOP/s = 80.0% of the cap, headroom 2 GFLOP/s" in out
+    assert "DIAGNOSTIC: the measured 12 GFLOP/s is above its roof of 10 GFLOP/s" in out
+
+
+BASE = '''
+[platform]
+peak = { FP64 = "100 GFLOP/s" }
+levels = [{ name = "DRAM", bandwidth = "20 GB/s" }]
+[[kernel]]
+name = "k"
+'''
+BAD_INPUTS = {
+    "missing peak": ('[platform]\nlevels = [{ name = "DRAM", bandwidth = "20 GB/s" }]\n[[kernel]]\nname = "k"\n'
+                     'intensity = { DRAM = "1 FLOP/B" }\n', "platform.peak"),
+    "negative intensity": (BASE + 'intensity = { DRAM = "-1 FLOP/B" }\n', "negative"),
+    "zero bandwidth": (BASE.replace('"20 GB/s"', '"0 GB/s"') + 'intensity = { DRAM = "1 FLOP/B" }\n', "zero bandwidth"),
+    "zero bytes": (BASE + 'ops = "10 FLOP"\nbytes = { DRAM = "0 B" }\n', "zero bytes"),
+    "unknown unit": (BASE + 'intensity = { DRAM = "1 FLOP/furlong" }\n', "unknown unit"),
+    "no unit": (BASE.replace('"100 GFLOP/s"', '100') + 'intensity = { DRAM = "1 FLOP/B" }\n', "has no unit"),
+    "unknown level": (BASE + 'intensity = { HBM = "1 FLOP/B" }\n', "unknown level 'HBM'"),
+    "unknown precision": (BASE + 'precision = "FP8"\nintensity = { DRAM = "1 FLOP/B" }\n', "unknown precision"),
+    "both kinds": (BASE + 'intensity = { DRAM = "1 FLOP/B" }\nops = "1 FLOP"\nbytes = { DRAM = "1 B" }\n', "either"),
+    "not toml": ("[platform\n", "not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_INPUTS)
+def test_bad_input_gets_one_message_naming_the_file_and_field(name: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    text, expected = BAD_INPUTS[name]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    assert cli.main(["place", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and expected in err, err
+    assert "Traceback" not in err
+
+
+def test_a_missing_file_is_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["place", "no/such/file.toml"]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_a_value_the_rtl_format_cannot_hold_names_the_format_range(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["place", str(DOCUMENT), "--rtl", "icarus", "--format", "UQ4.4"]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit the RTL's UQ4.4 (0 .. 15.9375)" in err and "platform.peak.assumed" in err
+
+
+def test_json_files_are_read_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "p.json"
+    path.write_text('{"platform": {"peak": {"FP32": "1 TFLOP/s"}, "levels": [{"name": "HBM", "bandwidth": "1 TB/s"}]},'
+                    ' "kernel": [{"name": "k", "ops": 4000, "bytes": {"HBM": "1 kB"}}]}')
+    assert cli.main(["place", str(path)]) == 0
+    assert "end to end: 1000 GFLOP/s, bound by the compute roof" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_plot_writes_the_picture(suffix: str, tmp_path: Path) -> None:
+    out = tmp_path / f"roofline{suffix}"
+    assert cli.main(["plot", str(EXAMPLES / "a100.toml"), "-o", str(out)]) == 0
+    assert out.stat().st_size > 10_000
+    if suffix == ".svg":
+        text = out.read_text()
+        assert "arithmetic intensity (FLOP/B)" in text and "attainable performance (GFLOP/s)" in text
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+@pytest.mark.parametrize("example", ["document.toml", "a100.toml"])
+def test_the_rtl_agrees_with_the_model_on_the_examples(sim: str, example: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if sim == "verilator" and shutil.which("g++") is None:
+        pytest.skip("g++ is needed for Verilator")
+    assert cli.main(["place", str(EXAMPLES / example), "--rtl", sim]) == 0
+    out = capsys.readouterr().out
+    assert f"RTL (roofline_hierarchy, {sim})" in out and f"RTL (roofline_counts, {sim})" in out
+    assert "DISAGREES" not in out and "NOT THE GOLDEN MODEL" not in out
+
+
+@pytest.mark.sim
+def test_make_report_writes_one_page_with_the_rtl_roofline() -> None:
+    from roofline_tb import report
+
+    assert report.main([]) == 0
+    page = (report.REPORT_DIR / "index.html").read_text()
+    assert "roofline-hw regression report" in page and "<svg" in page and "caps computed by the RTL on icarus" in page
