@@ -19,8 +19,6 @@ module roofline_hierarchy #(
 );
   localparam int W         = INT_BITS + FRAC_BITS;
   localparam int PRODUCT_W = 2 * W;
-  localparam int IDX_W     = $clog2(LEVELS + 1);
-  localparam logic [IDX_W-1:0] COMPUTE_BINDS = IDX_W'(LEVELS);
 
   if (LEVELS < 1) begin : gen_levels_check
     // Elaboration stops here on every tool: the missing module's name is the message.
@@ -44,31 +42,18 @@ module roofline_hierarchy #(
     );
   end
 
-  // A running minimum over the levels, in index order, starting from "compute binds": a
-  // level takes the lead only when it is memory-bound and strictly lower, so the lowest
-  // index wins a tie. One procedural block, so no simulator sees a combinational loop
-  // through a chain of vectors.
-  logic [PRODUCT_W-1:0] best_product;
-  logic [IDX_W-1:0]     best_index;
-  logic [W-1:0]         best_cap;
+  roofline_binding #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS),
+    .LEVELS   (LEVELS)
+  ) u_binding (
+    .peak_i     (peak_i),
+    .product_i  (level_product),
+    .mem_bound_i(level_mem_bound),
+    .level_cap_i(level_cap_o),
+    .cap_o      (cap_o),
+    .binding_o  (binding_o)
+  );
 
-  always @* begin
-    best_product = '1;
-    best_index   = COMPUTE_BINDS;
-    best_cap     = peak_i;
-    for (int l = 0; l < LEVELS; l++) begin
-      if (level_mem_bound[l] && (level_product[l*PRODUCT_W +: PRODUCT_W] < best_product)) begin
-        best_product = level_product[l*PRODUCT_W +: PRODUCT_W];
-        best_index   = IDX_W'(l);
-        best_cap     = level_cap_o[l*W +: W];
-      end
-    end
-  end
-
-  logic [PRODUCT_W-1:0] unused_best_product;
-  assign unused_best_product = best_product;
-
-  assign cap_o       = best_cap;
-  assign binding_o   = best_index;
   assign mem_bound_o = |level_mem_bound;
 endmodule

@@ -37,7 +37,6 @@ module roofline_hierarchy_pipe #(
   localparam int HIGH_W    = W - LOW_W;
   localparam int IDX_W     = $clog2(LEVELS + 1);
   localparam int STAGES    = 3 + MUL_STAGES;
-  localparam logic [IDX_W-1:0] COMPUTE_BINDS = IDX_W'(LEVELS);
 
   if (INT_BITS < 1) begin : gen_int_bits_check
     // Elaboration stops here on every tool: the missing module's name is the message.
@@ -148,22 +147,21 @@ module roofline_hierarchy_pipe #(
   end
 
   // Stage 4: the binding level (the lowest memory-bound product, first index on a tie).
-  logic [PRODUCT_W-1:0] best_product;
-  logic [IDX_W-1:0]     best_index;
-  logic [W-1:0]         best_cap;
+  logic [W-1:0]     best_cap;
+  logic [IDX_W-1:0] best_index;
 
-  always @* begin
-    best_product = '1;
-    best_index   = COMPUTE_BINDS;
-    best_cap     = s3_peak;
-    for (int l = 0; l < LEVELS; l++) begin
-      if (s3_mem_bound[l] && (s3_product[l*PRODUCT_W +: PRODUCT_W] < best_product)) begin
-        best_product = s3_product[l*PRODUCT_W +: PRODUCT_W];
-        best_index   = IDX_W'(l);
-        best_cap     = s3_level_cap[l*W +: W];
-      end
-    end
-  end
+  roofline_binding #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS),
+    .LEVELS   (LEVELS)
+  ) u_binding (
+    .peak_i     (s3_peak),
+    .product_i  (s3_product),
+    .mem_bound_i(s3_mem_bound),
+    .level_cap_i(s3_level_cap),
+    .cap_o      (best_cap),
+    .binding_o  (best_index)
+  );
 
   always_ff @(posedge clk_i) begin
     if (advance) begin
@@ -173,7 +171,4 @@ module roofline_hierarchy_pipe #(
       binding_o   <= best_index;
     end
   end
-
-  logic [PRODUCT_W-1:0] unused_best_product;
-  assign unused_best_product = best_product;
 endmodule

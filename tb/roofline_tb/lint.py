@@ -18,6 +18,8 @@ EXTRA_MODULES: tuple[tuple[str, str, dict[str, int]], ...] = (
     ("roofline_pipe_reg", "width1", {"WIDTH": 1}),
     ("roofline_pipe_reg", "width81", {"WIDTH": 81}),
     ("roofline_round_cap", "uq8_8", {"INT_BITS": 8, "FRAC_BITS": 8}),
+    ("roofline_binding", "uq8_8-l1", {"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}),
+    ("roofline_binding", "uq24_16-l4", {"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 4}),
 )
 
 

@@ -22,8 +22,8 @@ from .runner import BUILD_ROOT, ToolError, require
 from .sources import REPO_ROOT, rtl_sources
 
 FORMAL_DIR = REPO_ROOT / "tb" / "formal"
-RTL_FILES = ("roofline_round_cap.sv", "roofline_level.sv", "roofline_attainable.sv", "roofline_hierarchy.sv",
-             "roofline_hierarchy_pipe.sv")
+RTL_FILES = ("roofline_round_cap.sv", "roofline_level.sv", "roofline_attainable.sv", "roofline_binding.sv",
+             "roofline_hierarchy.sv", "roofline_hierarchy_pipe.sv")
 
 
 @dataclass(frozen=True)
