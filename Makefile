@@ -33,6 +33,7 @@ BENCH_ARGS ?=
 # make synth SYNTH_ARGS="--only roofline_hierarchy_pipe --freq 60"; make prove PROVE_ARGS="-k hierarchy"
 SYNTH_ARGS ?=
 PROVE_ARGS ?=
+MUTANT_ARGS ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
@@ -47,7 +48,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench synth prove report clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -61,6 +62,7 @@ help:
 	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
+	@echo "  make mutants    every hand-written mutant of mutants/catalogue.toml against the benches: all must die"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline; see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
@@ -112,6 +114,9 @@ synth: prereqs $(STAMP)
 
 prove: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
+
+mutants: prereqs $(STAMP)
+	@$(VPY) -m roofline_tb.mutants $(MUTANT_ARGS)
 
 report: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.report

@@ -169,6 +169,10 @@ def edge_placements(tb: CountsTB) -> list[Placement]:
         result.append(Placement("ridge", "ops * bw == peak * bytes: compute binds", peak, bws, ridge_ops, moved))
         if ridge_ops > 1:
             result.append(Placement("below_ridge", "one FLOP below the ridge: memory-bound", peak, bws, ridge_ops - 1, moved))
+    if p.levels >= 2:
+        # ops = 0: every memory-bound level's cap is 0, a tie that level 0 wins, whatever bw/bytes.
+        bws, moved = padded(tb, [bw, bw], [8, 16])  # level 1 has the lower ops*bw/bytes, were ops > 0
+        result.append(Placement("ops_zero_two_levels", "ops = 0 at two memory-bound levels: level 0 binds", peak, bws, 0, moved))
     if p.levels >= 2 and 2 * 16 <= top_count and 2 * bw <= fmt.max_raw:
         # The same ops * bw / bytes at two levels: the lower index binds.
         bws, moved = padded(tb, [bw, 2 * bw], [16, 32])

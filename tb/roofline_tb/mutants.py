@@ -1,0 +1,126 @@
+"""`make mutants`: run the regression's benches against every hand-written mutant; all must die.
+
+Each mutant in mutants/catalogue.toml is one text substitution in one rtl/ file. It is applied
+to a copy in the mutant's own folder, swapped in with the drop-in rule, and run through the
+bench of the module it breaks (Icarus). A mutant that does not build proves nothing and counts
+as a failure of the catalogue, as does a survivor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+import tomllib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import PARAM_SETS, BenchConfig, ParamSet
+from .runner import BUILD_ROOT, run_bench
+from .sources import REPO_ROOT, RTL_DIR
+
+CATALOGUE = REPO_ROOT / "mutants" / "catalogue.toml"
+PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2]}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    bug_class: str
+    bug: str
+    file: str
+    original: str
+    mutated: str
+    top: str
+    params: str = "default"
+    expect_in_failure: str | None = None
+
+    @property
+    def param_set(self) -> ParamSet:
+        return PARAMS[self.params]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mutant: Mutant
+    killed: bool
+    detail: str  # the first failure that killed it, or why it proves nothing
+    seconds: float
+
+
+def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
+    entries = tomllib.loads(path.read_text())["mutant"]
+    mutants = [Mutant(id=e["id"], bug_class=e["class"], bug=e["bug"], file=e["file"], original=e["original"],
+                      mutated=e["mutated"], top=e["top"], params=e.get("params", "default"),
+                      expect_in_failure=e.get("expect_in_failure")) for e in entries]
+    ids = [m.id for m in mutants]
+    duplicates = {i for i in ids if ids.count(i) > 1}
+    if duplicates:
+        raise ValueError(f"{path}: mutant ids used twice: {', '.join(sorted(duplicates))}")
+    return mutants
+
+
+def apply(mutant: Mutant, folder: Path) -> Path:
+    """The mutated copy of the file; raises when the original text is not there exactly once."""
+    source = (RTL_DIR / mutant.file).read_text()
+    count = source.count(mutant.original)
+    if count != 1:
+        raise ValueError(f"{mutant.id}: the text to mutate appears {count} times in rtl/{mutant.file}")
+    folder.mkdir(parents=True, exist_ok=True)
+    mutated = folder / mutant.file
+    mutated.write_text(source.replace(mutant.original, mutant.mutated))
+    return mutated
+
+
+def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
+    started = time.monotonic()
+    try:
+        mutated = apply(mutant, BUILD_ROOT / "mutants" / mutant.id)
+        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=sweep, rtl=str(mutated)))
+    except ValueError as problem:
+        return Verdict(mutant, False, f"not applied: {problem}", time.monotonic() - started)
+    except SystemExit:
+        return Verdict(mutant, False, "did not build, so it proves nothing", time.monotonic() - started)
+    seconds = time.monotonic() - started
+    if result.failed == 0:
+        return Verdict(mutant, False, f"SURVIVED: {result.passed} tests passed", seconds)
+    if mutant.expect_in_failure and not any(mutant.expect_in_failure in f for f in result.failures):
+        return Verdict(mutant, False, f"killed, but no failure says {mutant.expect_in_failure!r}", seconds)
+    return Verdict(mutant, True, result.failures[0].splitlines()[0], seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make mutants", description=__doc__)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sweep", type=int, default=300, help="random vectors per sweep in each bench run")
+    parser.add_argument("-k", "--only", default=None, help="only mutants whose id or class contains this")
+    parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
+    args = parser.parse_args(argv)
+    mutants = [m for m in load_catalogue() if args.only is None or args.only in m.id or args.only in m.bug_class]
+    if not mutants:
+        print(f"error: no mutant matches {args.only!r}", file=sys.stderr)
+        return 2
+    print(f"make mutants: {len(mutants)} mutants from {CATALOGUE.relative_to(REPO_ROOT)}, Icarus, seed {args.seed}, "
+          f"sweep {args.sweep}", flush=True)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
+        futures = [pool.submit(run_mutant, m, args.seed, args.sweep) for m in mutants]
+        verdicts = []
+        for done, future in enumerate(futures, 1):
+            verdict = future.result()
+            verdicts.append(verdict)
+            mark = "killed " if verdict.killed else "ALIVE  "
+            print(f"  [{done:>2}/{len(mutants)}] {mark} {verdict.mutant.id:<28} {verdict.mutant.bug_class:<22} "
+                  f"{verdict.seconds:5.1f} s  {verdict.detail[:110]}", flush=True)
+    killed = sum(v.killed for v in verdicts)
+    print(f"make mutants: {killed}/{len(verdicts)} killed ({100 * killed / len(verdicts):.0f}%)")
+    for verdict in verdicts:
+        if not verdict.killed:
+            print(f"  not killed: {verdict.mutant.id} ({verdict.mutant.bug}): {verdict.detail}")
+    return 0 if killed == len(verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
