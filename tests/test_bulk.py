@@ -184,18 +184,21 @@ def test_a_hierarchy_binding_error_is_caught() -> None:
     assert outcome.mismatched == 1 and "binding_o" in outcome.reports[0]
 
 
-def test_the_error_bound_check_does_not_lean_on_the_model() -> None:
-    """One LSB off the model's cap is outside the bound, except on a rounding tie."""
-    fmt = QFormat(24, 16)
-    vectors = config().vectors(0, BLOCK)
+@pytest.mark.parametrize("param_set", [ParamSet(24, 16), ParamSet(40, 23), ParamSet(4, 4)], ids=lambda p: p.tag)
+def test_the_error_bound_check_does_not_lean_on_the_model(param_set: ParamSet) -> None:
+    """One LSB off the model's cap is outside the bound, except on a rounding tie (64- and 128-bit paths)."""
+    fmt = param_set.params.fmt
+    vectors = config(param_set=param_set).vectors(0, BLOCK)
     peak, bw, ai = vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0]
     cap, mem_bound = vector.attainable(fmt, peak, bw, ai)
     product = vector.mul_wide(ai, bw)
     assert not bulk.outside_error_bound(fmt, peak, product, cap).any()
     nudged = np.where(cap > 0, cap - np.uint64(1), cap)
     flagged = bulk.outside_error_bound(fmt, peak, product, nudged)
-    tie = (product[1] & np.uint64((1 << 16) - 1)) == np.uint64(1 << 15)
+    f = fmt.frac_bits
+    tie = (product[1] & np.uint64((1 << f) - 1)) == np.uint64(1 << (f - 1))
     changed = nudged != cap
+    assert changed.any()
     assert np.array_equal(flagged[changed], ~(tie & mem_bound)[changed])
 
 

@@ -306,6 +306,13 @@ def outside_error_bound(fmt: QFormat, peak: NDArray[np.uint64], product: Wide, c
     """
     f = fmt.frac_bits
     product_hi, product_lo = product
+    if fmt.width + f <= 63:
+        # peak * 2^F and cap * 2^F fit in 63 bits, so a memory-bound product does too: the
+        # whole check runs on signed 64-bit integers.
+        scaled_peak = peak << U64(f)
+        memory = (product_hi == 0) & (product_lo < scaled_peak)
+        distance = np.abs((cap << U64(f)).astype(np.int64) - product_lo.astype(np.int64))
+        return np.where(memory, distance > (1 << (f - 1)), cap != peak)
     peak_hi, peak_lo = vector.shift_left_wide(peak, f)
     memory = vector.less_wide(product_hi, product_lo, peak_hi, peak_lo)
     cap_hi, cap_lo = vector.shift_left_wide(cap, f)
