@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nsummary:")
     for top, verdict, detail, seconds in rows:
         timing = f"{seconds:6.1f} s" if top else ""
-        print(f"  {top:<22} {verdict:<5} {detail} {timing}")
+        print(f"  {top:<24} {verdict:<5} {detail} {timing}")
     print(f"seed {seed}; rerun with SEED={seed}")
     return 0 if all_passed else 1
 
