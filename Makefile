@@ -48,7 +48,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants coverage clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -63,6 +63,7 @@ help:
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
 	@echo "  make mutants    every hand-written mutant of mutants/catalogue.toml against the benches: all must die"
+	@echo "  make coverage   Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline; see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
@@ -114,6 +115,9 @@ synth: prereqs $(STAMP)
 
 prove: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
+
+coverage: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) -m roofline_tb.coverage
 
 mutants: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.mutants $(MUTANT_ARGS)
