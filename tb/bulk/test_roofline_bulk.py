@@ -8,7 +8,6 @@ simulator rarely waits for Python.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ LATENCY_SLACK = 64
 
 def start_helper(batches: int) -> bulk.InlineHelper | bulk.ProcessHelper:
     """A helper process overlaps Python with the simulator; one batch has nothing to overlap."""
-    if batches <= 1 or os.environ.get("ROOFLINE_INLINE"):
+    if batches <= 1:
         return bulk.InlineHelper()
     return bulk.ProcessHelper()
 

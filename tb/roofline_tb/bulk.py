@@ -13,7 +13,7 @@ import multiprocessing
 import os
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -575,7 +575,3 @@ class SweepTotals:
         width = max((len(name) for name in self.bins), default=0)
         for name, hits in self.bins.items():
             yield f"  {name:<{width}} {hits:>12,d}{'   <-- never hit' if hits == 0 else ''}"
-
-
-def with_only(cfg: SweepConfig, only: int | None) -> SweepConfig:
-    return replace(cfg, only=only)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import PARAM_SETS, TOPS, BenchConfig
-from .runner import TB_DIR, Build, build_dir, run_build
-from .sources import REPO_ROOT, RTL_DIR, rtl_sources
+from .runner import bench_build, run_build
+from .sources import REPO_ROOT, RTL_DIR
 
 REPORT_DIR = REPO_ROOT / "build" / "coverage"
 _FIELD = re.compile("\x01([^\x02]+)\x02([^\x01]*)")
@@ -55,12 +55,9 @@ def run(sim_seed: int, sweep: int) -> list[Path]:
     written = []
     for top in TOPS:
         cfg = BenchConfig(top, "verilator", PARAM_SETS[0], sim_seed, sweep=sweep)
-        sources = rtl_sources()
-        folder = build_dir(cfg, sources).with_name(build_dir(cfg, sources).name + "-coverage")
+        build = bench_build(cfg, suffix="-coverage", verilator_args=("--coverage-line", "--coverage-toggle"))
+        folder = build.folder
         (folder / "coverage.dat").unlink(missing_ok=True)
-        build = Build(sim="verilator", toplevel=top, test_module=f"test_{top}", test_dir=TB_DIR / top, sources=sources,
-                      parameters=cfg.param_set.for_module(top), env=cfg.to_env(), folder=folder, seed=sim_seed,
-                      verilator_args=("--coverage-line", "--coverage-toggle"))
         result = run_build(build, quiet=True)
         status = "passed" if result.failed == 0 and result.passed else f"{result.failed} failed"
         print(f"  {top:<24} bench {status}", flush=True)

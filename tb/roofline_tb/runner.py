@@ -108,15 +108,18 @@ def gate_netlist(cfg: BenchConfig, sources: list[Path], folder: Path) -> Path:
     return netlist
 
 
-def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
+def bench_build(cfg: BenchConfig, *, suffix: str = "", verilator_args: tuple[str, ...] = ()) -> Build:
+    """The Build of a module's cocotb bench; `suffix` names a variant's own folder (gates, coverage)."""
     sources = rtl_sources(cfg.rtl)
     folder = build_dir(cfg, sources)
     parameters = cfg.param_set.for_module(cfg.top)
     if cfg.gates:
-        folder = folder.with_name(folder.name + "-gates")
+        suffix = "-gates" + suffix
+    folder = folder.with_name(folder.name + suffix)
+    if cfg.gates:
         sources = [gate_netlist(cfg, sources, folder)]
         parameters = {}  # the netlist was synthesized at these parameters and has none left
-    build = Build(
+    return Build(
         sim=cfg.sim,
         toplevel=cfg.top,
         test_module=f"test_{cfg.top}",
@@ -126,8 +129,12 @@ def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = N
         env=cfg.to_env(),
         folder=folder,
         seed=cfg.seed,
+        verilator_args=verilator_args,
     )
-    return run_build(build, waves=waves, testcase=testcase)
+
+
+def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
+    return run_build(bench_build(cfg), waves=waves, testcase=testcase)
 
 
 @contextlib.contextmanager
