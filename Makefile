@@ -34,6 +34,11 @@ BENCH_ARGS ?=
 SYNTH_ARGS ?=
 PROVE_ARGS ?=
 MUTANT_ARGS ?=
+# course labs: make grade LAB=1 RTL=<file or folder>; make grade-all LAB=1 SUBMISSIONS=<folder of folders>
+LAB         ?=
+SUBMISSIONS ?=
+HIDDEN      ?=
+TIMEOUT     ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
@@ -48,7 +53,8 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants coverage clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants coverage grade check grade-all handout \
+        clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -64,6 +70,10 @@ help:
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
 	@echo "  make mutants    every hand-written mutant of mutants/catalogue.toml against the benches: all must die"
 	@echo "  make coverage   Verilator line and toggle coverage of the RTL under every bench; prints the report path"
+	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
+	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
+	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder with one folder per student>; writes a CSV"
+	@echo "  make handout    the student copy of the repository, without the labs' hidden groups"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline; see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
@@ -124,6 +134,30 @@ mutants: prereqs $(STAMP)
 
 report: prereqs $(STAMP)
 	@$(VPY) -m roofline_tb.report
+
+GRADE_ARGS = --lab "$(LAB)" $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+             $(if $(filter verilator,$(SIM)),--sim verilator)
+need = @test -n "$($(1))" || { echo "error: $(1)= is required: $(2)"; exit 2; }
+
+grade: prereqs $(STAMP)
+	$(call need,LAB,the lab number (labs/labN))
+	$(call need,RTL,the submission file or folder)
+	@$(VPY) -m roofline_tb.grade $(GRADE_ARGS) --rtl "$(RTL)"
+
+check: prereqs $(STAMP)
+	$(call need,LAB,the lab number (labs/labN))
+	$(call need,RTL,your file or folder)
+	@$(VPY) -m roofline_tb.grade $(GRADE_ARGS) --rtl "$(RTL)" --visible-only
+
+grade-all: prereqs $(STAMP)
+	$(call need,LAB,the lab number (labs/labN))
+	$(call need,SUBMISSIONS,a folder with one folder per student)
+	@$(VPY) -m roofline_tb.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)"
+
+handout:
+	@mkdir -p build/handout
+	@git archive --format=tar.gz --prefix=roofline-hw/ -o build/handout/roofline-hw-student.tar.gz HEAD -- . ':(exclude)labs/*/hidden.toml'
+	@echo "student copy (committed files, no labs/*/hidden.toml): build/handout/roofline-hw-student.tar.gz"
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint

@@ -126,7 +126,8 @@ class PipeTB:
     def take_result(self) -> None:
         self.out_fires.append(self.cycle)
         if not self.expected:
-            self.sb.fail(self.cycle, f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a duplicate")
+            self.sb.fail(self.cycle, f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a result out of "
+                                     f"nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)")
             return
         item = self.expected.popleft()
         fmt = self.cfg.params.fmt

@@ -1,0 +1,59 @@
+"""One graded group, run in its own process so that a hung design can be killed with its simulator.
+
+The grader writes a job file (JSON), runs `python -m roofline_tb.grade_job JOB OUT`, and reads
+OUT; when the process outlives its time, the grader kills its whole process group.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .config import BenchConfig, ParamSet
+from .runner import TB_DIR, Build, run_build
+from .synth import ff_count, ice40, lut_count
+
+
+def run_sim(job: dict) -> dict:
+    p = ParamSet(**job["param_set"])
+    cfg = BenchConfig(job["top"], job["sim"], p, job["seed"], sweep=job["sweep"], rtl=job["rtl"])
+    build = Build(
+        sim=job["sim"], toplevel=job["top"], test_module=f"test_{job['top']}", test_dir=TB_DIR / job["top"],
+        sources=[Path(f) for f in job["files"]], parameters=p.for_module(job["top"]), env=cfg.to_env(),
+        folder=Path(job["folder"]), seed=job["seed"],
+    )
+    testcase = r"(^|\.)(" + "|".join(job["tests"]) + ")$"  # cocotb matches "module.test"
+    try:
+        result = run_build(build, testcase=testcase, quiet=True)
+    except SystemExit:
+        log = Path(job["folder"]) / "sim.log"
+        return {"error": f"the simulator could not build or run the design (log: {log})"}
+    return {"passed": result.passed, "failures": list(result.failures), "log": str(Path(job["folder"]) / "sim.log")}
+
+
+def run_synthesis(job: dict) -> dict:
+    p = ParamSet(**job["param_set"])
+    folder = Path(job["folder"])
+    folder.mkdir(parents=True, exist_ok=True)
+    outcome = ice40(job["top"], "grade", p, job["device"], folder, " ".join(job["files"]), freq=50)
+    if not outcome.ok:
+        return {"error": f"synthesis failed: {outcome.problem}"}
+    return {"fmax_mhz": outcome.fmax_mhz, "luts": lut_count(outcome.cells), "ffs": ff_count(outcome.cells),
+            "cells": outcome.cells}
+
+
+def main(argv: list[str]) -> int:
+    job_file, out_file = Path(argv[0]), Path(argv[1])
+    job = json.loads(job_file.read_text())
+    try:
+        result = run_sim(job) if job["kind"] == "sim" else run_synthesis(job)
+    except Exception as problem:  # noqa: BLE001 - a crash is reported as this group's result, never lost
+        result = {"error": f"the grader could not run this group: {type(problem).__name__}: {problem}"}
+    out_file.write_text(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
+

@@ -1,0 +1,141 @@
+"""The course labs: each labs/labN/ holds a handout, a starter, and its graded test groups.
+
+labs/labN/lab.toml gives the lab's module and its visible groups; labs/labN/hidden.toml (or the
+file an instructor names with HIDDEN=) gives the hidden groups. A group runs some of the
+module's cocotb tests at one parameter set, or (kind "synthesis") synthesizes the design for
+an iCE40 and scores its clock rate. Its weight is its share of the marks.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import TOPS, ParamSet
+from .runner import TB_DIR
+from .sources import REPO_ROOT
+
+LABS_DIR = REPO_ROOT / "labs"
+KINDS = ("sim", "synthesis")
+DEVICES = ("hx8k", "up5k")
+
+
+class LabError(ValueError):
+    """A lab number that does not exist, or a lab file that does not say what the grader needs."""
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    weight: float
+    hidden: bool
+    covers: str  # one line for the score table and the handout
+    param_set: ParamSet
+    kind: str = "sim"
+    tests: tuple[str, ...] = ()
+    seed: int = 1
+    sweep: int = 1000
+    device: str = "hx8k"
+    min_fmax_mhz: float = 0.0
+    requires: tuple[str, ...] = ()  # groups that must pass in full before this one scores
+    hint: str = ""  # shown when the group loses marks
+
+
+@dataclass(frozen=True)
+class Lab:
+    number: int
+    title: str
+    top: str
+    folder: Path
+    timeout_s: float
+    groups: tuple[Group, ...]
+    hidden_file: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def max_score(self) -> float:
+        return sum(g.weight for g in self.groups)
+
+    @property
+    def starter(self) -> Path:
+        return self.folder / "starter"
+
+
+def available() -> list[int]:
+    return sorted(int(m.group(1)) for p in LABS_DIR.glob("lab*/lab.toml") if (m := re.fullmatch(r"lab(\d+)", p.parent.name)))
+
+
+def bench_tests(top: str) -> set[str]:
+    """The cocotb tests the module's bench defines."""
+    text = (TB_DIR / top / f"test_{top}.py").read_text()
+    return set(re.findall(r"@cocotb\.test\(\)\s*\nasync def (\w+)", text))
+
+
+def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
+    def need(key: str) -> object:
+        if key not in entry:
+            raise LabError(f"{where}: a group lacks '{key}'")
+        return entry[key]
+
+    name = str(need("name"))
+    weight = float(need("weight"))  # type: ignore[arg-type]
+    if weight <= 0:
+        raise LabError(f"{where}: group {name!r} needs a positive weight")
+    kind = entry.get("kind", "sim")
+    if kind not in KINDS:
+        raise LabError(f"{where}: group {name!r} has kind {kind!r}; use one of {', '.join(KINDS)}")
+    params = entry.get("params", {})
+    unknown = set(params) - {"int_bits", "frac_bits", "levels", "count_bits", "mul_stages"}
+    if unknown:
+        raise LabError(f"{where}: group {name!r} sets unknown parameters {', '.join(sorted(unknown))}")
+    tests = tuple(entry.get("tests", ()))
+    if kind == "sim":
+        missing = set(tests) - bench_tests(top) if tests else {"(none listed)"}
+        if missing:
+            raise LabError(f"{where}: group {name!r} names tests the {top} bench lacks: {', '.join(sorted(missing))}")
+    device = entry.get("device", "hx8k")
+    if device not in DEVICES:
+        raise LabError(f"{where}: group {name!r} has device {device!r}; use one of {', '.join(DEVICES)}")
+    return Group(
+        name=name, weight=weight, hidden=hidden, covers=str(need("covers")), param_set=ParamSet(**params),
+        kind=kind, tests=tests, seed=int(entry.get("seed", 1)), sweep=int(entry.get("sweep", 1000)),
+        device=device, min_fmax_mhz=float(entry.get("min_fmax_mhz", 0.0)), requires=tuple(entry.get("requires", ())),
+        hint=str(entry.get("hint", "")),
+    )
+
+
+def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool = True) -> Lab:
+    """The lab's groups; the hidden ones come from hidden_file, else labs/labN/hidden.toml if present."""
+    folder = LABS_DIR / f"lab{number}"
+    spec_file = folder / "lab.toml"
+    if not spec_file.exists():
+        labs = ", ".join(map(str, available())) or "none"
+        raise LabError(f"LAB={number}: there is no labs/lab{number}/lab.toml (labs available: {labs})")
+    spec = tomllib.loads(spec_file.read_text())
+    top = spec.get("top")
+    if top not in TOPS:
+        raise LabError(f"{spec_file}: top {top!r} is not one of {', '.join(TOPS)}")
+    groups = [_group(entry, False, top, spec_file) for entry in spec.get("group", [])]
+    notes: list[str] = []
+    chosen = None
+    if with_hidden:
+        chosen = hidden_file or folder / "hidden.toml"
+        if chosen.exists():
+            groups += [_group(entry, True, top, chosen) for entry in tomllib.loads(chosen.read_text()).get("group", [])]
+        elif hidden_file is not None:
+            raise LabError(f"HIDDEN={hidden_file}: no such file")
+        else:
+            notes.append("hidden groups: not in this copy of the lab (your instructor grades them)")
+            chosen = None
+    names = [g.name for g in groups]
+    if len(set(names)) != len(names):
+        raise LabError(f"lab {number}: two groups share a name")
+    for group in groups:
+        if unknown := set(group.requires) - set(names):
+            raise LabError(f"lab {number}: group {group.name!r} requires unknown groups {', '.join(sorted(unknown))}")
+    if not groups:
+        raise LabError(f"{spec_file}: no [[group]] entries")
+    return Lab(number, str(spec.get("title", f"lab {number}")), top, folder, float(spec.get("timeout_s", 180)),
+               tuple(groups), chosen, notes)

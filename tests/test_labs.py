@@ -1,0 +1,184 @@
+"""The course labs: every starter compiles and fails, every reference gets full marks, and the
+grader survives a class of broken, hanging and mismatched submissions."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from roofline_tb import grade as grading
+from roofline_tb.config import ParamSet
+from roofline_tb.labs import LABS_DIR, LabError, available, load_lab
+from roofline_tb.precheck import _compare_ports, compile_check, summarize_compile_errors
+from roofline_tb.sources import REPO_ROOT, RTL_DIR
+
+LABS = available()
+HAS_YOSYS = shutil.which("yosys") is not None and shutil.which("nextpnr-ice40") is not None
+
+
+def test_five_labs_each_with_handout_starter_and_hidden_groups() -> None:
+    assert LABS == [1, 2, 3, 4, 5]
+    for number in LABS:
+        lab = load_lab(number)
+        folder = LABS_DIR / f"lab{number}"
+        handout = (folder / "handout.md").read_text()
+        assert (lab.starter / f"{lab.top}.sv").exists()
+        assert any(g.hidden for g in lab.groups) and any(not g.hidden for g in lab.groups)
+        assert lab.max_score == 100, f"lab {number}: weights add up to {lab.max_score}"
+        for group in lab.groups:  # the handout says what every group covers, hidden ones included
+            assert f"| {group.name} |" in handout, f"lab {number}: the handout does not list group {group.name!r}"
+
+
+def test_visible_only_leaves_hidden_groups_out() -> None:
+    lab = load_lab(1, with_hidden=False)
+    assert lab.groups and not any(g.hidden for g in lab.groups)
+
+
+def test_lab_errors_are_named(tmp_path: Path) -> None:
+    with pytest.raises(LabError, match="labs available: 1, 2, 3, 4, 5"):
+        load_lab(9)
+    with pytest.raises(LabError, match="no such file"):
+        load_lab(1, tmp_path / "missing.toml")
+    bad = tmp_path / "hidden.toml"
+    bad.write_text('[[group]]\nname = "x"\ncovers = "y"\nweight = 1\ntests = ["no_such_test"]\n')
+    with pytest.raises(LabError, match="no_such_test"):
+        load_lab(1, bad)
+
+
+def test_compile_errors_are_summarized_with_file_line_and_source(tmp_path: Path) -> None:
+    broken = tmp_path / "roofline_attainable.sv"
+    broken.write_text("module roofline_attainable (input logic a_i, output logic b_o);\n  assign b_o = = a_i;\nendmodule\n")
+    errors = compile_check("roofline_attainable", [broken], tmp_path)
+    assert errors[0].startswith("roofline_attainable.sv:2:")
+    assert "assign b_o = = a_i;" in errors[0]
+    assert "no module named roofline_attainable" in compile_check("roofline_attainable", [], tmp_path)[0]
+    many = "\n".join(f"{tmp_path}/f.sv:{n}: error: bad" for n in range(1, 12))
+    summary = summarize_compile_errors(many, tmp_path)
+    assert len(summary) == 6 and summary[-1] == "... and 6 more"
+
+
+def test_port_comparison_names_each_problem() -> None:
+    p = ParamSet(8, 8, 1, 16)
+    ports = {"peak_i": ("input", 16), "bw_i": ("input", 15), "ai_i": ("output", 16), "cap": ("output", 16),
+             "mem_bound_o": ("output", 1)}
+    problems = _compare_ports("roofline_attainable", p, {n: {"direction": d, "bits": [0] * w} for n, (d, w) in ports.items()})
+    text = "\n".join(problems)
+    assert "port cap_o is missing" in text
+    assert "port bw_i is 15 bits wide" in text and "says 16" in text
+    assert "port ai_i is an output" in text
+    assert "port cap is not in the contract" in text
+
+
+def run_grade(number: int, rtl: Path, out: Path, *extra: str) -> tuple[int, dict, str]:
+    run = subprocess.run([sys.executable, "-m", "roofline_tb.grade", "--lab", str(number), "--rtl", str(rtl),
+                          "--out", str(out), *extra], cwd=REPO_ROOT, capture_output=True, text=True)
+    summary = json.loads((out / "summary.json").read_text())
+    return run.returncode, summary, run.stdout
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("number", LABS)
+def test_reference_gets_full_marks(number: int, tmp_path: Path) -> None:
+    if number == 5 and not HAS_YOSYS:
+        pytest.skip("lab 5 grades synthesis: needs yosys and nextpnr-ice40")
+    code, summary, stdout = run_grade(number, RTL_DIR, tmp_path)
+    assert code == 0 and summary["score"] == 100, stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["score"] == 100 and all(t["status"] == "passed" for t in results["tests"])
+    assert {t["visibility"] for t in results["tests"]} == {"visible", "after_due_date"}
+    assert "failures=\"0\"" in (tmp_path / "junit.xml").read_text()
+
+
+# What each starter's report must say: the teaching message the student reads first.
+STARTER_MESSAGES = {
+    1: "MISMATCH roofline_attainable [document_cases calculator_check_1",
+    2: "rounds up to peak",
+    3: "TIMEOUT roofline_intensity: no done_o within 84 cycles",
+    4: "binding_o              expected 0  actual 3",
+    5: "a result out of nowhere",
+}
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("number", LABS)
+def test_starter_compiles_and_fails_with_a_teaching_message(number: int, tmp_path: Path) -> None:
+    lab = load_lab(number)
+    code, summary, stdout = run_grade(number, lab.starter, tmp_path, "--visible-only")
+    assert summary["status"] == "graded", stdout  # it compiled and its ports are the contract's
+    assert code == 1 and summary["score"] < 50, stdout
+    assert STARTER_MESSAGES[number] in stdout, stdout
+    assert "run it yourself: make sim TOP=" in stdout
+
+
+def write_submission(folder: Path, files: dict[str, str]) -> None:
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+
+
+HANGING = """module roofline_attainable #(parameter int INT_BITS = 24, parameter int FRAC_BITS = 16) (
+  input  logic [INT_BITS+FRAC_BITS-1:0] peak_i, bw_i, ai_i,
+  output logic [INT_BITS+FRAC_BITS-1:0] cap_o,
+  output logic                          mem_bound_o
+);
+  bit toggle, echo;  // a combinational loop: once peak_i is not zero, the time step never ends
+  always @(echo or peak_i) toggle = (peak_i != '0) && !echo;
+  always @(toggle) echo = toggle;
+  assign cap_o = peak_i & bw_i & ai_i & {(INT_BITS+FRAC_BITS){toggle}};
+  assign mem_bound_o = toggle;
+endmodule
+"""
+
+
+@pytest.mark.sim
+def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
+    reference = {name: (RTL_DIR / name).read_text() for name in
+                 ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv")}
+    classroom = tmp_path / "submissions"
+    write_submission(classroom / "correct", reference)
+    write_submission(classroom / "ridge_bug", {**reference, "roofline_round_cap.sv": reference["roofline_round_cap.sv"]
+                                               .replace("product_i < peak_scaled", "product_i <= peak_scaled")})
+    write_submission(classroom / "syntax", {**reference, "roofline_level.sv": reference["roofline_level.sv"]
+                                            .replace("endmodule", "  wire [3:0] = 4'd1;\nendmodule")})
+    write_submission(classroom / "hangs", {"roofline_attainable.sv": HANGING})
+    starter = (LABS_DIR / "lab1" / "starter" / "roofline_attainable.sv").read_text()
+    write_submission(classroom / "wrong_port", {"roofline_attainable.sv": starter.replace("cap_o", "cap_out")})
+    (classroom / "empty").mkdir()
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-m", "roofline_tb.grade_all", "--lab", "1", "--submissions", str(classroom),
+                          "--out", str(out), "--timeout", "12"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    assert set(rows) == {"correct", "ridge_bug", "syntax", "hangs", "wrong_port", "empty"}
+    assert (rows["correct"]["status"], rows["correct"]["score"]) == ("graded", "100")
+    assert rows["ridge_bug"]["status"] == "graded" and 0 < float(rows["ridge_bug"]["score"]) < 100
+    assert "calculator_check_2_ridge" in rows["ridge_bug"]["first problem"]
+    assert rows["syntax"]["status"] == "compile error" and "roofline_level.sv:" in rows["syntax"]["first problem"]
+    assert rows["hangs"]["status"] == "timeout" and float(rows["hangs"]["score"]) < 100
+    assert "TIMEOUT" in rows["hangs"]["first problem"]
+    assert rows["wrong_port"]["status"] == "port mismatch" and "port cap_o is missing" in rows["wrong_port"]["first problem"]
+    assert rows["empty"]["status"] == "no files"
+    assert not subprocess.run(["pgrep", "-f", str(out)], capture_output=True).stdout, "a simulator outlived its timeout"
+
+
+def test_handout_archive_leaves_hidden_groups_out() -> None:
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    subprocess.run(["make", "-s", "handout"], cwd=REPO_ROOT, check=True, capture_output=True)
+    names = tarfile.open(REPO_ROOT / "build" / "handout" / "roofline-hw-student.tar.gz").getnames()
+    assert "roofline-hw/labs/lab1/lab.toml" in names and "roofline-hw/labs/lab1/starter/roofline_attainable.sv" in names
+    assert not [n for n in names if n.endswith("hidden.toml")]
+
+
+def test_failure_excerpt_keeps_the_report_and_drops_the_repeated_name() -> None:
+    failure = "edge_cases: edge_cases: 3 checked, 1 mismatched\nfirst 1 shown:\n\nMISMATCH x\n  inputs  : a\n  rerun: y"
+    lines = grading.failure_excerpt(failure)
+    assert lines[0] == "edge_cases: 3 checked, 1 mismatched"
+    assert lines[1].strip() == "MISMATCH x"
