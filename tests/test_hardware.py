@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb import prove, synth
+from roofline_tb import mutants_yosys, prove, synth
 from roofline_tb.config import PARAM_SETS, BenchConfig
 from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
 from roofline_tb.sources import RTL_DIR, rtl_sources
@@ -67,3 +67,17 @@ def test_a_latch_fails_synthesis(tmp_path: Path) -> None:
     files = " ".join(str(p) for p in rtl_sources(str(tmp_path / "roofline_round_cap.sv")))
     outcome = synth.generic("roofline_attainable", "small", synth.SMALL_SET, tmp_path, files)
     assert not outcome.ok and "latch" in outcome.problem
+
+
+@pytest.mark.skipif(shutil.which("yosys") is None, reason="needs yosys")
+def test_mechanical_mutants_are_judged_by_bench_then_sat(tmp_path: Path) -> None:
+    original, detail = mutants_yosys.baseline("roofline_attainable", seed=3)
+    assert original is not None, detail
+    listed = mutants_yosys.list_mutations("roofline_attainable", 4, 3, tmp_path)
+    assert len(listed) == 4 and all(m.command.startswith("mutate -mode ") for m in listed)
+    same, _ = mutants_yosys.equivalent("roofline_attainable", original, original)
+    assert same
+    broken = tmp_path / "roofline_attainable.v"
+    broken.write_text(original.read_text().replace("assign mem_bound_o =", "assign mem_bound_o = ~"))
+    same, why = mutants_yosys.equivalent("roofline_attainable", original, broken)
+    assert not same and "differs from the original at" in why

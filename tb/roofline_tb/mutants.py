@@ -1,4 +1,4 @@
-"""`make mutants`: run the regression's benches against every hand-written mutant; all must die.
+"""`make mutants`: run the regression's benches against every mutant; every non-equivalent one must die.
 
 Each mutant in mutants/catalogue.toml is one text substitution in one rtl/ file. It is applied
 to a copy in the mutant's own folder, swapped in with the drop-in rule, and run through the
@@ -17,8 +17,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import mutants_yosys
 from .config import PARAM_SETS, BenchConfig, ParamSet
-from .runner import BUILD_ROOT, run_bench
+from .runner import BUILD_ROOT, ToolError, run_bench
 from .sources import REPO_ROOT, RTL_DIR
 
 CATALOGUE = REPO_ROOT / "mutants" / "catalogue.toml"
@@ -91,35 +92,81 @@ def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
     return Verdict(mutant, True, result.failures[0].splitlines()[0], seconds)
 
 
+def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, sweep: int) -> list[Verdict]:
+    print(f"make mutants: {len(mutants)} hand-written mutants from {CATALOGUE.relative_to(REPO_ROOT)}, Icarus, "
+          f"seed {seed}, sweep {sweep}", flush=True)
+    futures = [pool.submit(run_mutant, m, seed, sweep) for m in mutants]
+    verdicts = []
+    for done, future in enumerate(futures, 1):
+        verdict = future.result()
+        verdicts.append(verdict)
+        mark = "killed " if verdict.killed else "ALIVE  "
+        print(f"  [{done:>2}/{len(mutants)}] {mark} {verdict.mutant.id:<28} {verdict.mutant.bug_class:<22} "
+              f"{verdict.seconds:5.1f} s  {verdict.detail[:110]}", flush=True)
+    return verdicts
+
+
+def run_mechanical(pool: ProcessPoolExecutor, per_top: int, seed: int) -> list[mutants_yosys.MechanicalVerdict] | None:
+    """Yosys `mutate` mutants of each combinational module; None when an unmutated netlist fails its bench."""
+    jobs = []
+    for top in mutants_yosys.FILES:
+        original, detail = mutants_yosys.baseline(top, seed)
+        if original is None:
+            print(f"make mutants: the unmutated {top} netlist fails its bench ({detail}); no mutant can be judged")
+            return None
+        listed = mutants_yosys.list_mutations(top, per_top, seed, BUILD_ROOT / "mutants-yosys" / f"{top}-list")
+        jobs += [(m, original) for m in listed]
+    print(f"make mutants: {len(jobs)} Yosys `mutate` mutants of {', '.join(mutants_yosys.FILES)} at UQ4.4 "
+          f"(mutation seed {seed}); the unmutated netlists pass", flush=True)
+    futures = [pool.submit(mutants_yosys.judge, m, original, seed) for m, original in jobs]
+    verdicts = []
+    for done, future in enumerate(futures, 1):
+        verdict = future.result()
+        verdicts.append(verdict)
+        print(f"  [{done:>2}/{len(jobs)}] {verdict.outcome:<10} {verdict.mutant.id:<16} {verdict.mutant.describe:<48} "
+              f"{verdict.detail[:80]}", flush=True)
+    return verdicts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make mutants", description=__doc__)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sweep", type=int, default=300, help="random vectors per sweep in each bench run")
-    parser.add_argument("-k", "--only", default=None, help="only mutants whose id or class contains this")
+    parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
     parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
+    parser.add_argument("--mechanical", type=int, default=30, help="Yosys mutate mutants per module (0: none)")
     args = parser.parse_args(argv)
     mutants = [m for m in load_catalogue() if args.only is None or args.only in m.id or args.only in m.bug_class]
     if not mutants:
         print(f"error: no mutant matches {args.only!r}", file=sys.stderr)
         return 2
-    print(f"make mutants: {len(mutants)} mutants from {CATALOGUE.relative_to(REPO_ROOT)}, Icarus, seed {args.seed}, "
-          f"sweep {args.sweep}", flush=True)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-        futures = [pool.submit(run_mutant, m, args.seed, args.sweep) for m in mutants]
-        verdicts = []
-        for done, future in enumerate(futures, 1):
-            verdict = future.result()
-            verdicts.append(verdict)
-            mark = "killed " if verdict.killed else "ALIVE  "
-            print(f"  [{done:>2}/{len(mutants)}] {mark} {verdict.mutant.id:<28} {verdict.mutant.bug_class:<22} "
-                  f"{verdict.seconds:5.1f} s  {verdict.detail[:110]}", flush=True)
+        verdicts = run_catalogue(pool, mutants, args.seed, args.sweep)
+        try:
+            mechanical = run_mechanical(pool, args.mechanical, args.seed) if args.mechanical > 0 and args.only is None else []
+        except ToolError as problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     killed = sum(v.killed for v in verdicts)
-    print(f"make mutants: {killed}/{len(verdicts)} killed ({100 * killed / len(verdicts):.0f}%)")
+    print(f"make mutants: hand-written {killed}/{len(verdicts)} killed ({100 * killed / len(verdicts):.0f}%)")
     for verdict in verdicts:
         if not verdict.killed:
             print(f"  not killed: {verdict.mutant.id} ({verdict.mutant.bug}): {verdict.detail}")
-    return 0 if killed == len(verdicts) else 1
+    ok = killed == len(verdicts)
+    if mechanical is None:
+        return 1
+    if mechanical:
+        counts = {o: sum(v.outcome == o for v in mechanical) for o in ("killed", "equivalent", "test gap", "error")}
+        judged = len(mechanical) - counts["equivalent"]
+        print(f"make mutants: Yosys mutate {counts['killed']}/{judged} non-equivalent killed "
+              f"({100 * counts['killed'] / max(judged, 1):.0f}%); {counts['equivalent']} proved equivalent, "
+              f"{counts['test gap']} test gaps, {counts['error']} errors")
+        for verdict in mechanical:
+            if verdict.outcome != "killed":
+                print(f"  {verdict.outcome}: {verdict.mutant.id} {verdict.mutant.describe}: {verdict.detail}")
+        ok &= counts["test gap"] == 0 and counts["error"] == 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

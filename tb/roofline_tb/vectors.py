@@ -21,6 +21,7 @@ RATE_KINDS = (
     "rounding_tie",
     "product_overflow",
     "zero",
+    "one_product_bit",
 )
 COUNT_KINDS = ("log_uniform", "exact", "rounding_tie", "near_saturation", "saturate", "div0", "zero_ops")
 
@@ -75,6 +76,11 @@ def _anchor(rng: random.Random, fmt: QFormat, kind: str) -> tuple[int, int, int]
             return (0 if which in (0, 3) else peak, 0 if which == 1 else bw, 0 if which in (2, 3) else ai)
         if kind == "product_overflow":
             return log_uniform(rng, w), top - rng.getrandbits(w // 2), top - rng.getrandbits(w // 2)
+        if kind == "one_product_bit":
+            built = _one_product_bit(rng, fmt)
+            if built is not None:
+                return built
+            continue
         if kind in ("memory", "compute"):
             peak, bw = log_uniform(rng, w), log_uniform(rng, w)
             ai = _ai_for(rng, fmt, peak, bw, memory=kind == "memory")
@@ -95,6 +101,23 @@ def _anchor(rng: random.Random, fmt: QFormat, kind: str) -> tuple[int, int, int]
         if ai <= top and bw <= top and peak <= top:
             return peak, bw, ai
     raise RuntimeError(f"could not build a {kind} vector for {fmt.name}")
+
+
+def _one_product_bit(rng: random.Random, fmt: QFormat) -> tuple[int, int, int] | None:
+    """A product 2^k + r (r < ai), compute-bound only because of its bit k: r alone is below
+    peak. A product bit lost anywhere up to bit 2W-1 turns the verdict and the cap."""
+    k = rng.randrange(2 * fmt.width)
+    low_ai, high_ai = -(-(1 << k) // fmt.max_raw), min(fmt.max_raw, 1 << k)
+    if low_ai > high_ai:
+        return None
+    ai = rng.randint(low_ai, high_ai)
+    bw = -(-(1 << k) // ai)  # the smallest bw with ai * bw >= 2^k
+    residue = ai * bw - (1 << k)
+    lowest_peak = (residue >> fmt.frac_bits) + 1  # peak * 2^F > residue
+    highest_peak = min(fmt.max_raw, (ai * bw) >> fmt.frac_bits)  # and <= the product
+    if bw > fmt.max_raw or lowest_peak > highest_peak:
+        return None
+    return rng.randint(lowest_peak, highest_peak), bw, ai
 
 
 def _constructed_product(rng: random.Random, fmt: QFormat, kind: str) -> tuple[int, int, int] | None:

@@ -1,0 +1,152 @@
+"""Mutants made by machine: Yosys `mutate` on the combinational modules, each one judged by the benches.
+
+For each target, Yosys elaborates the module at a small format (UQ4.4, so the products are 8 x 8
+bits and an equivalence proof is quick) and lists mutations of its word-level netlist: a bit of
+a cell's port inverted, tied to 0 or 1, or XORed with a neighbour. Each mutation becomes its own
+Verilog netlist and runs through the module's cocotb bench on Icarus. The unmutated netlist must
+pass first, or nothing is concluded. A mutant the bench does not kill goes to Yosys's SAT solver:
+a miter of original against mutant, proved equivalent for every input (no test can kill it), or
+not, and then the counterexample is a test gap and the run fails.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import BenchConfig, ParamSet
+from .runner import BUILD_ROOT, TB_DIR, Build, require, run_build
+from .sources import RTL_DIR
+
+SMALL = ParamSet(4, 4, 2, 16)
+TESTS = r"(^|\.)(port_widths|edge_cases|random_sweep)$"  # the documents' rates do not fit UQ4.4
+SWEEP = 3000
+FILES = {
+    "roofline_attainable": ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv"),
+    "roofline_hierarchy": ("roofline_hierarchy.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_binding.sv"),
+}
+
+
+@dataclass(frozen=True)
+class Mechanical:
+    top: str
+    index: int
+    command: str  # the `mutate` line Yosys listed
+
+    @property
+    def id(self) -> str:
+        return f"{self.top.removeprefix('roofline_')}-{self.index:02d}"
+
+    @property
+    def describe(self) -> str:
+        """mode, cell and bit in a few words: 'inv $mul (roofline_level.sv:27) port B bit 4'."""
+        mode = _option(self.command, "mode")
+        cell = _option(self.command, "cell")
+        kind = re.search(r"\$(\w+)\$", cell)
+        where = re.search(r"([\w.]+\.sv):(\d+)", cell)
+        text = f"{mode} ${kind.group(1) if kind else cell}"
+        if where:
+            text += f" ({where.group(1)}:{where.group(2)})"
+        return text + f" port {_option(self.command, 'port')} bit {_option(self.command, 'portbit')}"
+
+
+@dataclass(frozen=True)
+class MechanicalVerdict:
+    mutant: Mechanical
+    outcome: str  # killed, equivalent, test gap, error
+    detail: str
+    seconds: float
+
+
+def _option(command: str, name: str) -> str:
+    match = re.search(rf"-{name} (\S+)", command)
+    return match.group(1) if match else "?"
+
+
+def elaborate_script(top: str) -> str:
+    files = " ".join(str(RTL_DIR / f) for f in FILES[top])
+    params = " ".join(f"-set {k} {v}" for k, v in SMALL.for_module(top).items())
+    return f"read_verilog -sv {files}; chparam {params} {top}; hierarchy -top {top}; proc; flatten; opt"
+
+
+def yosys(script: str, log: Path) -> subprocess.CompletedProcess:
+    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+    log.write_text(run.stdout + run.stderr)
+    return run
+
+
+def list_mutations(top: str, count: int, seed: int, folder: Path) -> list[Mechanical]:
+    require("yosys", "install Yosys (apt-get install yosys)")
+    folder.mkdir(parents=True, exist_ok=True)
+    listing = folder / "mutations.ys"
+    run = yosys(f"{elaborate_script(top)}; mutate -list {count} -seed {seed} -o {listing}", folder / "list.log")
+    if run.returncode:
+        raise RuntimeError(f"yosys could not list mutations of {top}: {run.stderr[-400:]}")
+    lines = [line.strip() for line in listing.read_text().splitlines() if line.startswith("mutate ")]
+    return [Mechanical(top, index, line) for index, line in enumerate(lines)]
+
+
+def netlist(top: str, mutation: str | None, path: Path) -> None:
+    step = f"{mutation}; opt_clean; " if mutation else ""
+    run = yosys(f"{elaborate_script(top)}; {step}write_verilog -noattr {path}", path.with_suffix(".log"))
+    if run.returncode:
+        raise RuntimeError(f"yosys could not write {path.name}: {run.stderr[-400:]}")
+
+
+def simulate(top: str, source: Path, seed: int) -> tuple[bool, str]:
+    """(killed, first failure): the module's bench against one netlist."""
+    folder = source.parent / "sim"
+    cfg = BenchConfig(top, "icarus", SMALL, seed, sweep=SWEEP, gates=True)
+    build = Build(sim="icarus", toplevel=top, test_module=f"test_{top}", test_dir=TB_DIR / top, sources=[source],
+                  parameters={}, env=cfg.to_env(), folder=folder, seed=seed)
+    try:
+        result = run_build(build, testcase=TESTS, quiet=True)
+    except SystemExit:
+        return True, f"did not build or run (see {folder / 'sim.log'})"
+    if result.passed == 0 and result.failed == 0:
+        return True, "no test ran"
+    return result.failed > 0, (result.failures[0].splitlines()[0] if result.failures else f"{result.passed} tests passed")
+
+
+def equivalent(top: str, original: Path, mutant: Path) -> tuple[bool, str]:
+    """Yosys SAT on a miter: True when no input tells the two netlists apart."""
+    script = (f"read_verilog {original}; rename {top} gold; read_verilog {mutant}; rename {top} gate; "
+              "miter -equiv -flatten -make_assert gold gate miter; hierarchy -top miter; "
+              "sat -prove-asserts -show-inputs miter")
+    run = subprocess.run(["yosys", "-p", script], capture_output=True, text=True, timeout=600)
+    if "no model found: SUCCESS" in run.stdout:
+        return True, "proved equivalent by SAT (miter of original and mutant)"
+    if "model found: FAIL" not in run.stdout:
+        raise RuntimeError(f"the equivalence check gave no verdict: {run.stdout[-300:]}{run.stderr[-300:]}")
+    inputs = re.findall(r"\\in_(\w+)\s+\d+\s+([0-9a-fx]+)\s", run.stdout)
+    shown = ", ".join(f"{name} = 0x{value}" for name, value in inputs) or "see the Yosys log"
+    return False, f"differs from the original at {shown} (UQ4.4 raw)"
+
+
+def judge(mutant: Mechanical, original: Path, seed: int) -> MechanicalVerdict:
+    started = time.monotonic()
+    folder = BUILD_ROOT / "mutants-yosys" / mutant.id
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / f"{mutant.top}.v"
+    try:
+        netlist(mutant.top, mutant.command, source)
+        killed, detail = simulate(mutant.top, source, seed)
+        if killed:
+            return MechanicalVerdict(mutant, "killed", detail, time.monotonic() - started)
+        same, proof = equivalent(mutant.top, original, source)
+    except (RuntimeError, subprocess.TimeoutExpired) as problem:
+        return MechanicalVerdict(mutant, "error", str(problem), time.monotonic() - started)
+    return MechanicalVerdict(mutant, "equivalent" if same else "test gap", proof, time.monotonic() - started)
+
+
+def baseline(top: str, seed: int) -> tuple[Path | None, str]:
+    """The unmutated netlist, and whether the bench passes it (mutants prove nothing otherwise)."""
+    folder = BUILD_ROOT / "mutants-yosys" / f"{top}-original"
+    folder.mkdir(parents=True, exist_ok=True)
+    original = folder / f"{top}.v"
+    netlist(top, None, original)
+    failed, detail = simulate(top, original, seed)
+    return (None, detail) if failed else (original, detail)
