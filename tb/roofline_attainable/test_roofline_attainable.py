@@ -6,6 +6,7 @@ from typing import Any
 
 import cocotb
 
+from roofline_tb import functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.rates import AttainableChecker, directed, sweep
 from roofline_tb.scoreboard import Scoreboard
@@ -65,3 +66,10 @@ async def random_sweep(dut: Any) -> None:
     for index, vector in enumerate(sweep(cfg, "random_sweep", 1, dut._log)):
         await checker.check(index, vector.kind, vector.peak, vector.bws[0], vector.ais[0])
     sb.finish()
+
+
+@cocotb.test()
+async def functional_coverage(dut: Any) -> None:
+    """Runs last: every regime of the contract was reached by the tests above (see roofline_tb.functional)."""
+    cfg = BenchConfig.from_env()
+    functional.close(cfg.top, cfg.params.levels, cfg.only is not None, dut._log)

@@ -17,6 +17,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge
 
 from roofline_golden import cases, fixed, format_fraction
+from roofline_tb import functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.rates import bench_rng, check_error_bound, pack_levels
 from roofline_tb.scoreboard import Field, Scoreboard, binding_text, selected
@@ -97,6 +98,7 @@ class CountsTB:
         level_caps = [(packed >> (level * fmt.width)) & fmt.max_raw for level in range(levels)]
         want = fixed.counts_hierarchy(fmt, cfg.params.count_bits, placement.peak, placement.bws,
                                       placement.ops, placement.bytes)
+        functional.sample_counts(want.mem_bound, want.binding, levels, placement.bytes)
         fields = [
             Field("cap_o", want.cap, cap, "GFLOP/s"),
             Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
@@ -251,3 +253,10 @@ async def random_sweep(dut: Any) -> None:
     for placement in random_placements(tb, bench_rng(tb.cfg, "random_sweep"), count):
         await tb.place(placement)
     tb.sb.finish()
+
+
+@cocotb.test()
+async def functional_coverage(dut: Any) -> None:
+    """Runs last: every regime of the contract was reached by the tests above (see roofline_tb.functional)."""
+    cfg = BenchConfig.from_env()
+    functional.close(cfg.top, cfg.params.levels, cfg.only is not None, dut._log)

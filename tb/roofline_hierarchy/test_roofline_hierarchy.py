@@ -6,6 +6,7 @@ from typing import Any
 
 import cocotb
 
+from roofline_tb import functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.rates import HierarchyChecker, directed, sweep
 from roofline_tb.scoreboard import Scoreboard
@@ -59,3 +60,10 @@ async def random_sweep(dut: Any) -> None:
     for index, vector in enumerate(sweep(cfg, "random_sweep", cfg.params.levels, dut._log)):
         await checker.check(index, vector.kind, vector)
     sb.finish()
+
+
+@cocotb.test()
+async def functional_coverage(dut: Any) -> None:
+    """Runs last: every regime of the contract was reached by the tests above (see roofline_tb.functional)."""
+    cfg = BenchConfig.from_env()
+    functional.close(cfg.top, cfg.params.levels, cfg.only is not None, dut._log)

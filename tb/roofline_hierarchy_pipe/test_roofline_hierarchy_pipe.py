@@ -18,6 +18,7 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
+from roofline_tb import functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.describe import inputs_text
 from roofline_tb.rates import bench_rng, directed, drive_rates, judge_hierarchy, read_hierarchy_outputs, report_unresolved
@@ -47,6 +48,7 @@ class PipeTB:
         self.expected: deque[Item] = deque()
         self.cycle = 0
         self.out_fires: list[int] = []
+        self.last_in_fire = -2
         cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns").start())
 
     async def reset(self, cycles: int = 2) -> None:
@@ -87,6 +89,7 @@ class PipeTB:
             await Timer(SETTLE_NS, "ns")
             in_fire = offer and read_bool(dut.in_ready_o)
             out_valid = read_bool(dut.out_valid_o)
+            self.sample_handshake(offer, in_fire, out_valid, ready, bool(pending))
             if out_valid:
                 held = self.check_held(held)
                 if ready:
@@ -104,9 +107,23 @@ class PipeTB:
                 return
             if reset_after is not None and sent == reset_after:
                 reset_after = None
+                if self.expected:
+                    functional.hit("reset with results in flight")
                 await self.reset(cycles=1)
                 held = None
         dut.in_valid_i.value = 0
+
+    def sample_handshake(self, offer: bool, in_fire: bool, out_valid: bool, ready: bool, waiting: bool) -> None:
+        if offer and not in_fire:
+            functional.hit("input stall (in_valid_i, not in_ready_o)")
+        if out_valid and not ready:
+            functional.hit("output stall (out_valid_o, not out_ready_i)")
+        if waiting and not offer:
+            functional.hit("input gap (no in_valid_i)")
+        if in_fire and self.last_in_fire == self.cycle - 1:
+            functional.hit("back-to-back transfers")
+        if in_fire:
+            self.last_in_fire = self.cycle
 
     def check_held(self, held: tuple[int, tuple[int, bool, int, int]] | None) -> tuple[int, tuple[int, bool, int, int]] | None:
         """A result the sink did not take must stay put, unchanged, until it is taken."""
@@ -223,3 +240,10 @@ async def reset_during_traffic(dut: Any) -> None:
     await tb.run(items[:150], rng, p_valid=0.9, p_ready=0.7, reset_after=rng.randint(20, 100))
     await tb.run(items[150:], rng, p_valid=0.9, p_ready=0.7)
     tb.sb.finish()
+
+
+@cocotb.test()
+async def functional_coverage(dut: Any) -> None:
+    """Runs last: every regime of the contract was reached by the tests above (see roofline_tb.functional)."""
+    cfg = BenchConfig.from_env()
+    functional.close(cfg.top, cfg.params.levels, cfg.only is not None, dut._log)

@@ -18,6 +18,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
 from roofline_golden import cases, exact, fixed, format_fraction
+from roofline_tb import functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.scoreboard import Field, Scoreboard, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
@@ -102,6 +103,8 @@ class IntensityTB:
         """Set start_i for the coming rising edge, which samples it only while busy_o is low."""
         busy = read_bool(self.dut.busy_o)
         if not busy and pending and gap == 0:
+            if read_bool(self.dut.done_o):
+                functional.hit("start in the done_o cycle")
             op = pending.popleft()
             self.dut.start_i.value = 1
             self.dut.ops_i.value = op.ops
@@ -130,6 +133,7 @@ class IntensityTB:
         latency = done_edge - flight.accepted_at  # from the cycle start_i is sampled in to the done_o cycle
         self.latencies.append(latency)
         want = fixed.intensity(fmt, count_bits, op.ops, op.bytes)
+        functional.sample_division(fmt, op.ops, op.bytes, want.sat)
         fields = [
             Field("ai_o", want.ai, ai, "FLOP/B"),
             Field("sat_o", int(want.sat), int(sat)),
@@ -252,6 +256,8 @@ async def reset_mid_operation(dut: Any) -> None:
     dut.start_i.value = 0
     await ClockCycles(dut.clk_i, 3)
     await Timer(CLOCK_NS // 4, "ns")  # between edges: the reset is asynchronous
+    if read_bool(dut.busy_o):
+        functional.hit("reset mid-operation")
     dut.rst_ni.value = 0
     await Timer(1, "ns")
     tb.expect_idle("during reset, asserted mid-operation")
@@ -264,3 +270,10 @@ async def reset_mid_operation(dut: Any) -> None:
             break
     await tb.run([Operation("after_reset", "stencil after reset", 13, 16)])
     tb.finish()
+
+
+@cocotb.test()
+async def functional_coverage(dut: Any) -> None:
+    """Runs last: every regime of the contract was reached by the tests above (see roofline_tb.functional)."""
+    cfg = BenchConfig.from_env()
+    functional.close(cfg.top, cfg.params.levels, cfg.only is not None, dut._log)

@@ -10,6 +10,7 @@ from cocotb.triggers import Timer
 
 from roofline_golden import cases, fixed, format_fraction
 
+from . import functional
 from .config import BenchConfig
 from .describe import exact_context, inputs_text
 from .scoreboard import Field, Scoreboard, selected
@@ -82,6 +83,7 @@ class AttainableChecker:
             report_unresolved(self.sb, vector_id, label, problem, inputs_text(self.cfg.params.fmt, peak, (bw,), (ai,)))
             return
         want = fixed.attainable(fmt, peak, bw, ai)
+        functional.sample_rates(fmt, peak, (bw,), (ai,))
         fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
         doc_cap, doc_mem_bound = document
         if doc_cap is not None:
@@ -140,6 +142,7 @@ def judge_hierarchy(
     cap, mem_bound, binding, packed_caps = outputs
     level_caps = [(packed_caps >> (level * fmt.width)) & fmt.max_raw for level in range(levels)]
     want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
+    functional.sample_rates(fmt, vector.peak, vector.bws, vector.ais, want.binding)
     fields = [
         Field("cap_o", want.cap, cap, "GFLOP/s"),
         Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),
