@@ -68,7 +68,7 @@ help:
 	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
-	@echo "  make mutants    every hand-written mutant of mutants/catalogue.toml against the benches: all must die"
+	@echo "  make mutants    the hand-written mutants (mutants/catalogue.toml) and Yosys mutate ones: each non-equivalent one must die"
 	@echo "  make coverage   Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
