@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 
 from roofline_tb import grade as grading
 from roofline_tb.config import ParamSet
+from roofline_tb.grade_job import simulator_stop
 from roofline_tb.labs import LABS_DIR, LabError, available, load_lab
 from roofline_tb.precheck import _compare_ports, compile_check, summarize_compile_errors
 from roofline_tb.sources import REPO_ROOT, RTL_DIR
@@ -182,3 +184,25 @@ def test_failure_excerpt_keeps_the_report_and_drops_the_repeated_name() -> None:
     lines = grading.failure_excerpt(failure)
     assert lines[0] == "edge_cases: 3 checked, 1 mismatched"
     assert lines[1].strip() == "MISMATCH x"
+
+
+@pytest.mark.sim
+def test_gradescope_run_autograder_on_a_mock_layout(tmp_path: Path) -> None:
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "source").symlink_to(REPO_ROOT)
+    shutil.copy(LABS_DIR / "lab1" / "starter" / "roofline_attainable.sv", root / "submission")
+    run = subprocess.run(["bash", str(LABS_DIR / "gradescope" / "run_autograder")], capture_output=True, text=True,
+                         env={**os.environ, "AUTOGRADER_ROOT": str(root), "LAB": "1"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert 0 < results["score"] < 100
+    assert {t["visibility"] for t in results["tests"]} == {"visible", "after_due_date"}
+
+
+def test_verilator_loop_is_named_in_the_report(tmp_path: Path) -> None:
+    log = tmp_path / "sim.log"
+    log.write_text("INFO %Error-DIDNOTCONVERGE: /x/roofline_attainable.sv:2: Active region did not converge\n")
+    assert "combinational loop" in simulator_stop(log) and "roofline_attainable.sv:2" in simulator_stop(log)
+    log.write_text("INFO all fine\n")
+    assert simulator_stop(log) == ""

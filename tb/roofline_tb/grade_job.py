@@ -7,6 +7,7 @@ OUT; when the process outlives its time, the grader kills its whole process grou
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -29,7 +30,22 @@ def run_sim(job: dict) -> dict:
     except SystemExit:
         log = Path(job["folder"]) / "sim.log"
         return {"error": f"the simulator could not build or run the design (log: {log})"}
-    return {"passed": result.passed, "failures": list(result.failures), "log": str(Path(job["folder"]) / "sim.log")}
+    log = Path(job["folder"]) / "sim.log"
+    failures = list(result.failures)
+    stop = simulator_stop(log)
+    if stop and failures:
+        failures[0] = f"{failures[0]}\n\n{stop}"
+    return {"passed": result.passed, "failures": failures, "log": str(log)}
+
+
+def simulator_stop(log: Path) -> str:
+    """Why the simulator itself stopped, when its log says: Verilator names a combinational loop."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", text)
+    if match:
+        return (f"the simulator stopped: the logic did not settle ({Path(match[1]).name}:{match[2]}): a "
+                "combinational loop, a signal that depends on itself through assign or always @*")
+    return ""
 
 
 def run_synthesis(job: dict) -> dict:

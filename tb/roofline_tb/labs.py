@@ -120,7 +120,9 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
     groups = [_group(entry, False, top, spec_file) for entry in spec.get("group", [])]
     notes: list[str] = []
     chosen = None
-    if with_hidden:
+    if not with_hidden:
+        notes.append("visible groups only; the hidden ones (the handout says what they cover) are graded by make grade")
+    else:
         chosen = hidden_file or folder / "hidden.toml"
         if chosen.exists():
             groups += [_group(entry, True, top, chosen) for entry in tomllib.loads(chosen.read_text()).get("group", [])]

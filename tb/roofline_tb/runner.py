@@ -157,8 +157,8 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     work.mkdir(parents=True, exist_ok=True)
     results_xml = work / "results.xml"
     results_xml.unlink(missing_ok=True)
-    for stale in [*work.glob("*.fst"), *work.glob("*.vcd")]:
-        stale.unlink()  # a waveform reported must come from this run
+    for stale in [*work.glob("*.fst"), *work.glob("*.vcd"), *work.glob("functional_coverage.json")]:
+        stale.unlink()  # a waveform or coverage reported must come from this run
     common = dict(
         toplevel=build.toplevel,
         module=build.test_module,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
+from pathlib import Path
 
 from .config import DEFAULT_SWEEP, SIMS, TOPS, BenchConfig, ParamSet
 from .runner import GATE_LEVEL_TOPS, ToolError, run_bench
@@ -37,6 +39,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def coverage_note(build_dir: Path) -> str:
+    """The bench's functional coverage, in a few words (its last test wrote the bins)."""
+    report = build_dir / "functional_coverage.json"
+    if not report.exists():
+        return ""
+    bins = json.loads(report.read_text())["bins"]
+    missed = [name for name, hits in bins.items() if not hits]
+    return f"; coverage {len(bins) - len(missed)}/{len(bins)} bins" + (f" (never: {', '.join(missed)})" if missed else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
@@ -66,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = time.monotonic() - started
         verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
         all_passed &= verdict == "PASS"
-        detail = f"{result.passed} passed, {result.failed} failed"
+        detail = f"{result.passed} passed, {result.failed} failed" + coverage_note(result.build_dir)
         if result.waves:
             detail += f"; waves: {result.waves}"
         rows.append((top, verdict, detail, seconds))
