@@ -41,11 +41,13 @@ def test_binding_and_level_ties() -> None:
 
 
 def test_division_bins() -> None:
-    functional.sample_division(UQ8_8, 0, 0, True)
-    functional.sample_division(UQ8_8, 13, 32, False)  # 13 * 256 / 32 = 104: exact
-    functional.sample_division(UQ8_8, 1, 512, False)  # 256 / 512 = 0.5: a tie
+    functional.sample_division(UQ8_8, 16, 0, 0, True)
+    functional.sample_division(UQ8_8, 16, 13, 32, False)  # 13 * 256 / 32 = 104: exact
+    functional.sample_division(UQ8_8, 16, 1, 512, False)  # 256 / 512 = 0.5: a tie
     assert functional.HITS["division by zero with ops = 0"] == 1
     assert functional.HITS["exact quotient"] == 1 and functional.HITS["rounding tie"] == 1
+    functional.sample_division(UQ8_8, 16, 1, 0x8001, False)
+    assert functional.HITS["divisor with its top bit set"] == 1
 
 
 def test_a_bin_never_hit_fails_the_bench_unless_the_run_was_narrowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

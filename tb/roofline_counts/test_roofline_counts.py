@@ -165,6 +165,9 @@ def edge_placements(tb: CountsTB) -> list[Placement]:
         Placement("all_ones", "every input all ones", fmt.max_raw, (fmt.max_raw,) * p.levels, top_count, (top_count,) * p.levels),
         Placement("bw_zero", "bw = 0: cap 0, memory-bound", peak, padded(tb, [0], [16])[0], 13, one_level[1]),
         Placement("tiny_intensity", "1 FLOP over all-ones bytes", one, one_level[0], 1, padded(tb, [bw], [top_count])[1]),
+        # The largest memory-bound cap: 15/16 of an all-ones peak, so the divider's top quotient bits are used.
+        Placement("cap_near_top", "all-ones peak and bw, ai 15/16: memory-bound just below the top", fmt.max_raw,
+                  padded(tb, [fmt.max_raw], [16])[0], 15, padded(tb, [fmt.max_raw], [16])[1]),
     ]
     if ridge_ops is not None and ridge_ops <= top_count:
         bws, moved = padded(tb, [bw], [ridge_bytes])

@@ -133,7 +133,7 @@ class IntensityTB:
         latency = done_edge - flight.accepted_at  # from the cycle start_i is sampled in to the done_o cycle
         self.latencies.append(latency)
         want = fixed.intensity(fmt, count_bits, op.ops, op.bytes)
-        functional.sample_division(fmt, op.ops, op.bytes, want.sat)
+        functional.sample_division(fmt, count_bits, op.ops, op.bytes, want.sat)
         fields = [
             Field("ai_o", want.ai, ai, "FLOP/B"),
             Field("sat_o", int(want.sat), int(sat)),

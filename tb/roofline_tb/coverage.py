@@ -28,6 +28,7 @@ class FileCoverage:
     lines: dict[int, int] = field(default_factory=dict)  # line -> highest count of its line points
     toggles_hit: int = 0
     toggles: int = 0
+    untoggled: dict[str, int] = field(default_factory=dict)  # signal -> toggle points never hit
 
 
 def parse(dat: Path, into: dict[str, FileCoverage]) -> None:
@@ -48,6 +49,9 @@ def parse(dat: Path, into: dict[str, FileCoverage]) -> None:
         elif page.startswith("v_toggle"):
             entry.toggles += 1
             entry.toggles_hit += count > 0
+            if count == 0:
+                signal = re.sub(r"\[\d+\].*", "", keys.get("o", "?"))  # "peak_scaled[3]:0->1" -> "peak_scaled"
+                entry.untoggled[signal] = entry.untoggled.get(signal, 0) + 1
 
 
 def run(sim_seed: int, sweep: int) -> list[Path]:
@@ -83,7 +87,11 @@ def report(files: dict[str, FileCoverage]) -> list[str]:
                  f"{all_toggles_hit:>6}/{all_toggles:<7} {percent(all_toggles_hit, all_toggles):>9}")
     lines.append("")
     lines.append("lines never executed:" if missed else "every line was executed")
-    return lines + missed
+    untoggled = [f"  {name}: {signal} ({points} points)" for name in sorted(files)
+                 for signal, points in sorted(files[name].untoggled.items())]
+    lines += missed + ["", "signals with toggle points never hit (summed over the benches' instances):" if untoggled
+                       else "every toggle point was hit"] + untoggled
+    return lines
 
 
 def percent(part: int, whole: int) -> str:
@@ -108,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     out = REPORT_DIR / "report.txt"
     out.write_text("\n".join(text) + "\n")
     print("\n".join(text[: len(files) + 2]))
-    print(f"\nreport (with every line never executed): {out}")
+    print(f"\nreport (every line never executed, every signal with a toggle never seen): {out}")
     return 0
 
 

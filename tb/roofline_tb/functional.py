@@ -38,6 +38,7 @@ INTENSITY_BINS = (
     "saturation (bytes > 0)",
     "exact quotient",
     "rounding tie",
+    "divisor with its top bit set",
     "start in the done_o cycle",
     "reset mid-operation",
 )
@@ -92,7 +93,9 @@ def sample_rates(fmt: QFormat, peak: int, bws: tuple[int, ...], ais: tuple[int, 
         hit("level tie at the binding product")
 
 
-def sample_division(fmt: QFormat, ops: int, bytes_moved: int, saturated: bool) -> None:
+def sample_division(fmt: QFormat, count_bits: int, ops: int, bytes_moved: int, saturated: bool) -> None:
+    if bytes_moved >> (count_bits - 1):
+        hit("divisor with its top bit set")
     if bytes_moved == 0:
         hit("division by zero")
         if ops == 0:

@@ -23,7 +23,7 @@ RATE_KINDS = (
     "zero",
     "one_product_bit",
 )
-COUNT_KINDS = ("log_uniform", "exact", "rounding_tie", "near_saturation", "saturate", "div0", "zero_ops")
+COUNT_KINDS = ("log_uniform", "exact", "rounding_tie", "near_saturation", "saturate", "div0", "zero_ops", "large_divisor")
 
 
 @dataclass(frozen=True)
@@ -197,6 +197,8 @@ def _counts(rng: random.Random, fmt: QFormat, count_bits: int, kind: str) -> tup
         return log_uniform(rng, count_bits), 0
     if kind == "zero_ops":
         return 0, log_uniform(rng, count_bits) | 1
+    if kind == "large_divisor":  # bytes' top bit set: a restoring divider's remainder needs COUNT_BITS + 1 bits
+        return log_uniform(rng, count_bits), (1 << (count_bits - 1)) | rng.getrandbits(count_bits - 1)
     if kind == "exact":  # bytes divides ops * 2^F
         bytes_moved = log_uniform(rng, count_bits // 2) | 1
         return bytes_moved * log_uniform(rng, count_bits // 2), bytes_moved
