@@ -18,7 +18,7 @@ from roofline_tb import grade as grading
 from roofline_tb.config import ParamSet
 from roofline_tb.grade_job import simulator_stop
 from roofline_tb.labs import LABS_DIR, LabError, available, load_lab
-from roofline_tb.precheck import _compare_ports, compile_check, summarize_compile_errors
+from roofline_tb.precheck import _compare_ports, compile_check, precheck, simulation_only_calls, summarize_compile_errors
 from roofline_tb.sources import REPO_ROOT, RTL_DIR
 
 LABS = available()
@@ -206,3 +206,17 @@ def test_verilator_loop_is_named_in_the_report(tmp_path: Path) -> None:
     assert "combinational loop" in simulator_stop(log) and "roofline_attainable.sv:2" in simulator_stop(log)
     log.write_text("INFO all fine\n")
     assert simulator_stop(log) == ""
+
+
+def test_simulation_only_calls_are_flagged(tmp_path: Path) -> None:
+    design = tmp_path / "roofline_attainable.sv"
+    design.write_text("module m;\n  // $fopen in a comment is fine\n  initial $system(\"rm -rf /\");\nendmodule\n")
+    found = simulation_only_calls([design], tmp_path)
+    assert found == ["roofline_attainable.sv:3: $system is not synthesizable; the contract allows no $ calls "
+                     "except elaboration-time checks"]
+    assert simulation_only_calls([RTL_DIR / "roofline_intensity.sv"], RTL_DIR) == []
+    starter = (LABS_DIR / "lab1" / "starter" / "roofline_attainable.sv").read_text()
+    sneaky = tmp_path / "sneaky"
+    write_submission(sneaky, {"roofline_attainable.sv": starter.replace("endmodule", "  initial $system(\"true\");\nendmodule")})
+    check = precheck("roofline_attainable", str(sneaky), [ParamSet()], tmp_path / "pre")
+    assert check.stage == "forbidden" and "$system" in check.problems[0]

@@ -59,7 +59,8 @@ class Grade:
     @property
     def status(self) -> str:
         if not self.check.ok:
-            return {"files": "no files", "compile": "compile error", "ports": "port mismatch"}[self.check.stage]
+            return {"files": "no files", "compile": "compile error", "ports": "port mismatch",
+                    "forbidden": "forbidden call"}[self.check.stage]
         if any(s.status == "timeout" for s in self.scores):
             return "timeout"
         return "graded"
@@ -197,7 +198,8 @@ def score_table(grade: Grade) -> list[str]:
     lab = grade.lab
     lines = [f"lab {lab.number}: {lab.title} ({lab.top})", f"submission: {grade.submission}"]
     if not grade.check.ok:
-        heading = {"files": "FILES", "compile": "COMPILE ERROR", "ports": "PORTS DO NOT MATCH THE CONTRACT"}
+        heading = {"files": "FILES", "compile": "COMPILE ERROR", "ports": "PORTS DO NOT MATCH THE CONTRACT",
+                   "forbidden": "CALLS THE GRADER DOES NOT RUN"}
         lines += ["", heading[grade.check.stage] + ":"] + [f"  {p}" for p in grade.check.problems]
     lines += [f"note: {w}" for w in grade.check.warnings] + [f"note: {n}" for n in lab.notes]
     width = max(len(s.group.name) for s in grade.scores) + 2

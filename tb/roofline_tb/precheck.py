@@ -22,11 +22,13 @@ COMPILE_TIMEOUT_S = 60
 # iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
 MODULE_DECL = re.compile(r"^\s*module\s+(\w+)", re.MULTILINE)
+# System tasks a synthesizable design has no use for; some touch files or the grading machine.
+SIMULATION_ONLY = re.compile(r"\$(system|fopen|fwrite|fdisplay|fclose|readmem[bh]|writemem[bh]|display|monitor|finish|stop|random|urandom)\b")
 
 
 @dataclass
 class Precheck:
-    stage: str  # "files", "compile", "ports" when it failed there, else "ok"
+    stage: str  # "files", "compile", "forbidden" (a $system call...), "ports" when it failed there, else "ok"
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
@@ -79,6 +81,22 @@ def _source_line(path: Path, number: int) -> str:
     except (OSError, IndexError):
         return ""
     return f"\n      | {text[:100]}" if text else ""
+
+
+SIDE_EFFECT = re.compile(r": \$(system|fopen|fwrite|fdisplay|fclose|writemem[bh]) is")
+
+
+def simulation_only_calls(files: list[Path], root: Path) -> list[str]:
+    """Warnings for system tasks the contract rules out: not synthesizable, and not the grader's business."""
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            code = line.split("//", 1)[0]
+            if match := SIMULATION_ONLY.search(code):
+                shown = path.relative_to(root) if path.is_relative_to(root) else path.name
+                found.append(f"{shown}:{number}: ${match[1]} is not synthesizable; the contract allows no $ calls "
+                             "except elaboration-time checks")
+    return found[:MAX_ERRORS]
 
 
 def compile_check(top: str, files: list[Path], root: Path) -> list[str]:
@@ -168,4 +186,8 @@ def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path) -> Pr
     if errors:
         return Precheck("compile", errors, files=files)
     problems, warnings = port_check(top, files, param_sets, folder)
-    return Precheck("ports" if problems else "ok", problems, warnings, files)
+    calls = simulation_only_calls(files, root)
+    side_effects = [call for call in calls if SIDE_EFFECT.search(call)]
+    if side_effects:
+        return Precheck("forbidden", [*side_effects, "not simulated: these calls reach the grading machine"], warnings, files)
+    return Precheck("ports" if problems else "ok", problems, warnings + calls, files)
