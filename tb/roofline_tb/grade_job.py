@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -49,6 +50,9 @@ def simulator_stop(log: Path) -> str:
 
 
 def run_synthesis(job: dict) -> dict:
+    missing = [tool for tool in ("yosys", "nextpnr-ice40") if shutil.which(tool) is None]
+    if missing:
+        return {"error": f"this group needs {' and '.join(missing)}: apt-get install yosys nextpnr-ice40 fpga-icestorm"}
     p = ParamSet(**job["param_set"])
     folder = Path(job["folder"])
     folder.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,9 @@ COMPILE_TIMEOUT_S = 60
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
 MODULE_DECL = re.compile(r"^\s*module\s+(\w+)", re.MULTILINE)
 # System tasks a synthesizable design has no use for; some touch files or the grading machine.
-SIMULATION_ONLY = re.compile(r"\$(system|fopen|fwrite|fdisplay|fclose|readmem[bh]|writemem[bh]|display|monitor|finish|stop|random|urandom)\b")
+SIMULATION_ONLY = re.compile(
+    r"\$(system|fopen|fwrite|fdisplay|fclose|readmem[bh]|writemem[bh]|display|monitor|finish|stop|random|urandom)\b"
+)
 
 
 @dataclass
