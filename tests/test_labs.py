@@ -180,9 +180,9 @@ def test_handout_archive_leaves_hidden_groups_out() -> None:
 
 
 def test_failure_excerpt_keeps_the_report_and_drops_the_repeated_name() -> None:
-    failure = "edge_cases: edge_cases: 3 checked, 1 mismatched\nfirst 1 shown:\n\nMISMATCH x\n  inputs  : a\n  rerun: y"
+    failure = "edge_cases: edge_cases: 3 checked, 1 failed\nfirst 1 shown:\n\nMISMATCH x\n  inputs  : a\n  rerun: y"
     lines = grading.failure_excerpt(failure)
-    assert lines[0] == "edge_cases: 3 checked, 1 mismatched"
+    assert lines[0] == "edge_cases: 3 checked, 1 failed"
     assert lines[1].strip() == "MISMATCH x"
 
 

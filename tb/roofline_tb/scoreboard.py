@@ -34,7 +34,7 @@ class Scoreboard:
     test: str
     log: logging.Logger
     checked: int = 0
-    mismatches: int = 0
+    failed: set[str] = field(default_factory=set)  # the vectors (or events) that failed, each once
     reports: list[str] = field(default_factory=list)
 
     def check(
@@ -49,7 +49,7 @@ class Scoreboard:
         self.checked += 1
         if all(f.ok for f in fields):
             return True
-        self.mismatches += 1
+        self.failed.add(str(vector_id))
         if len(self.reports) < MAX_REPORTS:
             report = self._report(vector_id, label, inputs, fields, context or [])
             self.reports.append(report)
@@ -58,7 +58,7 @@ class Scoreboard:
 
     def fail(self, vector_id: str | int, message: str) -> None:
         """A failure that is not a value mismatch (a timeout, a protocol error, an error bound)."""
-        self.mismatches += 1
+        self.failed.add(str(vector_id))
         report = f"{message}\n  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
         if len(self.reports) < MAX_REPORTS:
             self.reports.append(report)
@@ -67,11 +67,11 @@ class Scoreboard:
     def finish(self) -> None:
         fmt = self.cfg.params.fmt
         summary = (
-            f"{self.test}: {self.checked} checked, {self.mismatches} mismatched "
+            f"{self.test}: {self.checked} checked, {len(self.failed)} failed "
             f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})"
         )
         self.log.info("%s", summary)
-        if self.mismatches:
+        if self.failed:
             shown = "\n\n".join(self.reports)
             raise AssertionError(f"{summary}\nfirst {len(self.reports)} shown:\n\n{shown}")
         if self.checked == 0:
