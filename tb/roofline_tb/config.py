@@ -110,11 +110,11 @@ class BenchConfig:
             gates=env.get("ROOFLINE_GATES") == "1",
         )
 
-    def rerun_command(self, test: str, only: str | int | None = None) -> str:
-        """One command that reruns exactly this test (and, with `only`, this one vector or case)."""
+    def rerun_command(self, test: str | None, only: str | int | None = None) -> str:
+        """One command that reruns exactly this test (every test when None; with `only`, one vector or case)."""
         words = ["make sim", f"TOP={self.top}", f"SIM={self.sim}"]
         words += [f"{name}={value}" for name, value in self.param_set.for_module(self.top).items()]
-        words += [f"SEED={self.seed}", f"TESTCASE={test}"]
+        words += [f"SEED={self.seed}"] + ([f"TESTCASE={test}"] if test else [])
         if only is not None:
             words.append(f"ONLY={only}")
         if self.sweep != DEFAULT_SWEEP:

@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from .config import SIMS
+from .config import SIMS, BenchConfig
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import Precheck, precheck
 from .runner import BUILD_ROOT
@@ -113,8 +113,7 @@ def failure_excerpt(failure: str) -> list[str]:
 
 
 def rerun_hint(lab: Lab, group: Group, rtl: str, sim: str) -> str:
-    params = " ".join(f"{k}={v}" for k, v in group.param_set.for_module(lab.top).items())
-    return f"make sim TOP={lab.top} SIM={sim} {params} SEED={group.seed} RTL={rtl}"
+    return BenchConfig(lab.top, sim, group.param_set, group.seed, sweep=group.sweep, rtl=rtl).rerun_command(None)
 
 
 def grade_group(lab: Lab, group: Group, files: list[Path], rtl: str, sim: str, out: Path,

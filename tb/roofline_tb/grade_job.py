@@ -13,18 +13,14 @@ import sys
 from pathlib import Path
 
 from .config import BenchConfig, ParamSet
-from .runner import TB_DIR, Build, run_build
+from .runner import exact_build, run_build
 from .synth import ff_count, ice40, lut_count
 
 
 def run_sim(job: dict) -> dict:
     p = ParamSet(**job["param_set"])
     cfg = BenchConfig(job["top"], job["sim"], p, job["seed"], sweep=job["sweep"], rtl=job["rtl"])
-    build = Build(
-        sim=job["sim"], toplevel=job["top"], test_module=f"test_{job['top']}", test_dir=TB_DIR / job["top"],
-        sources=[Path(f) for f in job["files"]], parameters=p.for_module(job["top"]), env=cfg.to_env(),
-        folder=Path(job["folder"]), seed=job["seed"],
-    )
+    build = exact_build(cfg, [Path(f) for f in job["files"]], Path(job["folder"]))
     testcase = r"(^|\.)(" + "|".join(job["tests"]) + ")$"  # cocotb matches "module.test"
     try:
         result = run_build(build, testcase=testcase, quiet=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import BenchConfig, ParamSet
-from .runner import BUILD_ROOT, TB_DIR, Build, require, run_build
+from .runner import BUILD_ROOT, exact_build, require, run_build
 from .sources import RTL_DIR
 
 SMALL = ParamSet(4, 4, 2, 16)
@@ -100,8 +100,7 @@ def simulate(top: str, source: Path, seed: int) -> tuple[bool, str]:
     """(killed, first failure): the module's bench against one netlist."""
     folder = source.parent / "sim"
     cfg = BenchConfig(top, "icarus", SMALL, seed, sweep=SWEEP, gates=True)
-    build = Build(sim="icarus", toplevel=top, test_module=f"test_{top}", test_dir=TB_DIR / top, sources=[source],
-                  parameters={}, env=cfg.to_env(), folder=folder, seed=seed)
+    build = exact_build(cfg, [source], folder, parameters={})  # the netlist has no parameters left
     try:
         result = run_build(build, testcase=TESTS, quiet=True)
     except SystemExit:

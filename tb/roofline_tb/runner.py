@@ -119,13 +119,19 @@ def bench_build(cfg: BenchConfig, *, suffix: str = "", verilator_args: tuple[str
     if cfg.gates:
         sources = [gate_netlist(cfg, sources, folder)]
         parameters = {}  # the netlist was synthesized at these parameters and has none left
+    return exact_build(cfg, sources, folder, parameters, verilator_args)
+
+
+def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters: dict[str, int] | None = None,
+                verilator_args: tuple[str, ...] = ()) -> Build:
+    """The module's bench on exactly these sources (no drop-in merge with rtl/)."""
     return Build(
         sim=cfg.sim,
         toplevel=cfg.top,
         test_module=f"test_{cfg.top}",
         test_dir=TB_DIR / cfg.top,
         sources=sources,
-        parameters=parameters,
+        parameters=cfg.param_set.for_module(cfg.top) if parameters is None else parameters,
         env=cfg.to_env(),
         folder=folder,
         seed=cfg.seed,
