@@ -13,7 +13,6 @@ FRAC_BITS  ?= 16
 LEVELS     ?= 3
 COUNT_BITS ?= 64
 MUL_STAGES ?= 1
-SWEEP      ?= 1000
 SEED       ?=
 TESTCASE   ?=
 ONLY       ?=
@@ -22,14 +21,13 @@ GATES      ?=
 RTL        ?=
 # pytest-xdist workers for `make test`
 JOBS       ?= auto
-# bulk sweeps (make sweep / make exhaustive)
-N          ?= 1000000
+# N: random vectors per run (make sim: 1000 per bench; make sweep: 1000000). SWEEP= is its old make sim name.
 SHARD      ?=
 LANES      ?=
 BATCH      ?=
 REPLAY     ?=
-# make bench BENCH_ARGS="--sizes 1000,1000000 --repeats 5 --full"
-BENCH_ARGS ?=
+# make benchmark BENCHMARK_ARGS="--sizes 1000,1000000 --repeats 5 --full" (BENCH_ARGS= still works)
+BENCHMARK_ARGS ?= $(BENCH_ARGS)
 # make synth SYNTH_ARGS="--only roofline_hierarchy_pipe --freq 60"; make prove PROVE_ARGS="-k hierarchy"
 SYNTH_ARGS ?=
 PROVE_ARGS ?=
@@ -43,18 +41,22 @@ TIMEOUT     ?=
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
 given = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
+# Old names still work, with a one-line note.
+ifneq ($(filter command line environment,$(origin SWEEP)),)
+$(info note: SWEEP= is now N= (make sim N=$(SWEEP)); SWEEP= still works)
+endif
 SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_attainable) \
              --levels $(LEVELS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
              $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
              $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)")
 
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
-           --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(SWEEP) \
+           --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(call given,N,$(call given,SWEEP,1000)) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive bench synth prove report mutants coverage grade check grade-all handout \
-        clean prereqs prereqs-verilator
+.PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage grade check \
+        grade-all handout clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
@@ -64,12 +66,12 @@ help:
 	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
 	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
 	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
-	@echo "  make bench      verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
+	@echo "  make benchmark  verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
 	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
-	@echo "  make mutants    the hand-written mutants (mutants/catalogue.toml) and Yosys mutate ones: each non-equivalent one must die"
-	@echo "  make coverage   Verilator line and toggle coverage of the RTL under every bench; prints the report path"
+	@echo "  make mutants    the hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each must die"
+	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
 	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder with one folder per student>; writes a CSV"
@@ -78,7 +80,7 @@ help:
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1"
-	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 SWEEP=1000 RTL=<file or folder>"
+	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 N=1000 RTL=<file or folder>"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
 	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
 	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
@@ -111,29 +113,37 @@ test: prereqs prereqs-verilator $(STAMP)
 	  $(VPY) -m pytest -n $(JOBS) --junitxml=build/regression.xml $(PYTEST_ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_tb.sweep --mode random -n $(N) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)
+	@$(VPY) -m roofline_bulk.sweep --mode random -n $(call given,N,1000000) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)
 
 exhaustive: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_tb.sweep --mode exhaustive --int-bits $(call given,INT_BITS,4) \
+	@$(VPY) -m roofline_bulk.sweep --mode exhaustive --int-bits $(call given,INT_BITS,4) \
 	  --frac-bits $(call given,FRAC_BITS,4) $(SWEEP_ARGS)
 
-bench: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) bench/run.py $(BENCH_ARGS)
+benchmark: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) benchmark/run.py $(BENCHMARK_ARGS)
+
+bench:
+	@echo "note: make bench is now make benchmark"
+	@$(MAKE) --no-print-directory benchmark
 
 synth: prereqs $(STAMP)
-	@$(VPY) -m roofline_tb.synth $(if $(RTL),--rtl "$(RTL)") $(SYNTH_ARGS)
+	@$(VPY) -m roofline_flows.synth $(if $(RTL),--rtl "$(RTL)") $(SYNTH_ARGS)
 
 prove: prereqs $(STAMP)
-	@$(VPY) -m roofline_tb.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
+	@$(VPY) -m roofline_flows.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
 
-coverage: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_tb.coverage
+code-coverage: prereqs prereqs-verilator $(STAMP)
+	@$(VPY) -m roofline_flows.code_coverage
+
+coverage:
+	@echo "note: make coverage is now make code-coverage (functional coverage runs in every make sim)"
+	@$(MAKE) --no-print-directory code-coverage
 
 mutants: prereqs $(STAMP)
-	@$(VPY) -m roofline_tb.mutants $(MUTANT_ARGS)
+	@$(VPY) -m roofline_flows.mutants $(MUTANT_ARGS)
 
 report: prereqs $(STAMP)
-	@$(VPY) -m roofline_tb.report
+	@$(VPY) -m roofline_flows.report
 
 GRADE_ARGS = --lab "$(LAB)" $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
              $(if $(filter verilator,$(SIM)),--sim verilator)
@@ -142,17 +152,17 @@ need = @test -n "$($(1))" || { echo "error: $(1)= is required: $(2)"; exit 2; }
 grade: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need,RTL,the submission file or folder)
-	@$(VPY) -m roofline_tb.grade $(GRADE_ARGS) --rtl "$(RTL)"
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(RTL)"
 
 check: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need,RTL,your file or folder)
-	@$(VPY) -m roofline_tb.grade $(GRADE_ARGS) --rtl "$(RTL)" --visible-only
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(RTL)" --visible-only
 
 grade-all: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need,SUBMISSIONS,a folder with one folder per student)
-	@$(VPY) -m roofline_tb.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)"
+	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)"
 
 handout:
 	@mkdir -p build/handout
@@ -160,7 +170,7 @@ handout:
 	@echo "student copy (committed files, no labs/*/hidden.toml): build/handout/roofline-hw-student.tar.gz"
 
 lint: prereqs $(STAMP)
-	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_tb.lint
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_flows.lint
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache

@@ -1,3 +1,4 @@
+`default_nettype none
 // Attainable performance of one kernel against one memory level:
 //   cap_o = round(min(peak, ai * bw)),  mem_bound_o = (ai * bw < peak) at full precision.
 // Combinational. Rates and intensities are unsigned UQ(INT_BITS).(FRAC_BITS).
@@ -27,3 +28,4 @@ module roofline_attainable #(
     .cap_o      (cap_o)
   );
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // The binding level: the memory-bound level with the smallest full-precision product ai * bw,
 // the lowest index on a tie; LEVELS (and cap_o = peak_i) when no level is memory-bound.
 //
@@ -25,7 +26,7 @@ module roofline_binding #(
   logic [PRODUCT_W-1:0] best_product;
   logic [PRODUCT_W-1:0] unused_best_product;
 
-  always @* begin
+  always_comb begin
     best_product = '1;
     binding_o    = COMPUTE_BINDS;
     cap_o        = peak_i;
@@ -40,3 +41,4 @@ module roofline_binding #(
 
   assign unused_best_product = best_product;
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // A kernel placed from its counts, rounding once: for each memory level l,
 //   level_cap_l = round(min(peak, ops * bw_l / bytes_l)), ties up,
 // with the verdict taken by cross-multiplication (ops * bw_l < peak * bytes_l, no division)
@@ -43,19 +44,12 @@ module roofline_counts #(
   localparam logic [IDX_W-1:0]  LAST_LEVEL    = IDX_W'(LEVELS - 1);
   localparam logic [STEP_W-1:0] LAST_STEP     = STEP_W'(1);
 
-  if (INT_BITS < 1) begin : gen_int_bits_check
-    // Elaboration stops here on every tool: the missing module's name is the message.
-    ERROR_roofline_INT_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (FRAC_BITS < 1) begin : gen_frac_bits_check
-    ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (LEVELS < 1) begin : gen_levels_check
-    ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error ();
-  end
-  if (COUNT_BITS < 1) begin : gen_count_bits_check
-    ERROR_roofline_COUNT_BITS_must_be_at_least_1 u_param_error ();
-  end
+  roofline_param_check #(
+    .INT_BITS  (INT_BITS),
+    .FRAC_BITS (FRAC_BITS),
+    .LEVELS    (LEVELS),
+    .COUNT_BITS(COUNT_BITS)
+  ) u_param_check ();
 
   typedef enum logic [1:0] {Idle, Compare, Divide, Finish} state_e;
   state_e state_q;
@@ -92,20 +86,27 @@ module roofline_counts #(
   logic [C-1:0]          remainder_q;
   logic [QUOTIENT_W-1:0] quotient_q;
   logic [STEP_W-1:0]     steps_left_q;
-  logic [C:0]            partial, difference;
-  logic                  quotient_bit;
   logic [C-1:0]          remainder_d;
   logic [QUOTIENT_W-1:0] quotient_d, quotient_plus_half;
+  logic                  quotient_carry;
   logic                  unused_bits;
 
-  assign partial            = {remainder_q, dividend_q[DIVIDEND_W-1]};
-  assign difference         = partial - {1'b0, bytes_cur};
-  assign quotient_bit       = partial >= {1'b0, bytes_cur};
-  assign remainder_d        = quotient_bit ? difference[C-1:0] : partial[C-1:0];
-  // Higher quotient bits are zero: a memory-bound quotient is below 2 * peak < 2^(W+1).
-  assign quotient_d         = {quotient_q[QUOTIENT_W-2:0], quotient_bit};
+  // Higher quotient bits are zero: a memory-bound quotient is below 2 * peak < 2^(W+1), so
+  // the bit the step shifts out is unused.
+  roofline_div_step #(
+    .WIDTH     (C),
+    .QUOTIENT_W(QUOTIENT_W)
+  ) u_step (
+    .remainder_i(remainder_q),
+    .next_bit_i (dividend_q[DIVIDEND_W-1]),
+    .divisor_i  (bytes_cur),
+    .quotient_i (quotient_q),
+    .remainder_o(remainder_d),
+    .quotient_o (quotient_d),
+    .carry_out_o(quotient_carry)
+  );
   assign quotient_plus_half = quotient_d + QUOTIENT_W'(1);
-  assign unused_bits        = difference[C] ^ quotient_q[QUOTIENT_W-1] ^ quotient_plus_half[0];
+  assign unused_bits        = quotient_carry ^ quotient_plus_half[0];
 
   logic last_level;
   assign last_level = level_q == LAST_LEVEL;
@@ -188,3 +189,4 @@ module roofline_counts #(
     end
   end
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // Attainable performance of one kernel against every memory level: the lowest cap binds.
 //
 // Level l is memory-bound when ai_l * bw_l < peak. The binding level is the memory-bound
@@ -20,10 +21,9 @@ module roofline_hierarchy #(
   localparam int W         = INT_BITS + FRAC_BITS;
   localparam int PRODUCT_W = 2 * W;
 
-  if (LEVELS < 1) begin : gen_levels_check
-    // Elaboration stops here on every tool: the missing module's name is the message.
-    ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error ();
-  end
+  roofline_param_check #(
+    .LEVELS(LEVELS)
+  ) u_param_check ();
 
   logic [LEVELS*PRODUCT_W-1:0] level_product;
   logic [LEVELS-1:0]           level_mem_bound;
@@ -57,3 +57,4 @@ module roofline_hierarchy #(
 
   assign mem_bound_o = |level_mem_bound;
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // roofline_hierarchy as a pipeline with valid/ready handshakes on both sides.
 //
 // Stages, each a register:
@@ -38,19 +39,12 @@ module roofline_hierarchy_pipe #(
   localparam int IDX_W     = $clog2(LEVELS + 1);
   localparam int STAGES    = 3 + MUL_STAGES;
 
-  if (INT_BITS < 1) begin : gen_int_bits_check
-    // Elaboration stops here on every tool: the missing module's name is the message.
-    ERROR_roofline_INT_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (FRAC_BITS < 1) begin : gen_frac_bits_check
-    ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (LEVELS < 1) begin : gen_levels_check
-    ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error ();
-  end
-  if (MUL_STAGES < 1 || MUL_STAGES > 2) begin : gen_mul_stages_check
-    ERROR_roofline_MUL_STAGES_must_be_1_or_2 u_param_error ();
-  end
+  roofline_param_check #(
+    .INT_BITS  (INT_BITS),
+    .FRAC_BITS (FRAC_BITS),
+    .LEVELS    (LEVELS),
+    .MUL_STAGES(MUL_STAGES)
+  ) u_param_check ();
 
   // One enable for every stage: the pipeline moves when its output can.
   logic              advance;
@@ -172,3 +166,4 @@ module roofline_hierarchy_pipe #(
     end
   end
 endmodule
+`default_nettype wire

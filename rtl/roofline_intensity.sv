@@ -1,3 +1,4 @@
+`default_nettype none
 // Arithmetic intensity from counts: ai_o = round(ops * 2^FRAC_BITS / bytes), ties up,
 // saturating to all ones. A restoring divider, one quotient bit per clock.
 //
@@ -32,16 +33,11 @@ module roofline_intensity #(
   localparam int QUOTIENT_W = W + 1;                       // result bits + the rounding bit
   localparam logic [STEP_W-1:0] LAST_STEP = STEP_W'(1);
 
-  if (INT_BITS < 1) begin : gen_int_bits_check
-    // Elaboration stops here on every tool: the missing module's name is the message.
-    ERROR_roofline_INT_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (FRAC_BITS < 1) begin : gen_frac_bits_check
-    ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (COUNT_BITS < 1) begin : gen_count_bits_check
-    ERROR_roofline_COUNT_BITS_must_be_at_least_1 u_param_error ();
-  end
+  roofline_param_check #(
+    .INT_BITS  (INT_BITS),
+    .FRAC_BITS (FRAC_BITS),
+    .COUNT_BITS(COUNT_BITS)
+  ) u_param_check ();
 
   logic [COUNT_BITS-1:0] dividend_q;   // dividend bits still to bring down, MSB first
   logic [COUNT_BITS-1:0] divisor_q;
@@ -51,22 +47,24 @@ module roofline_intensity #(
   logic [STEP_W-1:0]     steps_left_q;
 
   // One restoring step: bring down the next dividend bit, subtract when the divisor fits.
-  logic [COUNT_BITS:0]   partial;
-  logic [COUNT_BITS:0]   difference;
-  logic                  quotient_bit;
   logic [COUNT_BITS-1:0] remainder_d;
   logic [QUOTIENT_W-1:0] quotient_d;
+  logic                  quotient_carry;
   logic                  overflow_d;
-  logic                  unused_difference_msb;
 
-  assign partial               = {remainder_q, dividend_q[COUNT_BITS-1]};
-  assign difference            = partial - {1'b0, divisor_q};
-  assign quotient_bit          = partial >= {1'b0, divisor_q};
-  // After a subtraction the remainder is below the divisor, so the top bit is zero.
-  assign unused_difference_msb = difference[COUNT_BITS];
-  assign remainder_d           = quotient_bit ? difference[COUNT_BITS-1:0] : partial[COUNT_BITS-1:0];
-  assign quotient_d            = {quotient_q[QUOTIENT_W-2:0], quotient_bit};
-  assign overflow_d            = overflow_q | quotient_q[QUOTIENT_W-1];
+  roofline_div_step #(
+    .WIDTH     (COUNT_BITS),
+    .QUOTIENT_W(QUOTIENT_W)
+  ) u_step (
+    .remainder_i(remainder_q),
+    .next_bit_i (dividend_q[COUNT_BITS-1]),
+    .divisor_i  (divisor_q),
+    .quotient_i (quotient_q),
+    .remainder_o(remainder_d),
+    .quotient_o (quotient_d),
+    .carry_out_o(quotient_carry)
+  );
+  assign overflow_d = overflow_q | quotient_carry;
 
   // The result once the last quotient bit is in.
   logic                  saturates;
@@ -128,3 +126,4 @@ module roofline_intensity #(
     end
   end
 endmodule
+`default_nettype wire

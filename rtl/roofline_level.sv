@@ -1,3 +1,4 @@
+`default_nettype none
 // One memory level against the compute roof, at full precision.
 //
 // The shared core of roofline_attainable and roofline_hierarchy: it also exposes the
@@ -16,13 +17,10 @@ module roofline_level #(
 );
   localparam int PRODUCT_W = 2 * (INT_BITS + FRAC_BITS);
 
-  if (INT_BITS < 1) begin : gen_int_bits_check
-    // Elaboration stops here on every tool: the missing module's name is the message.
-    ERROR_roofline_INT_BITS_must_be_at_least_1 u_param_error ();
-  end
-  if (FRAC_BITS < 1) begin : gen_frac_bits_check
-    ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error ();
-  end
+  roofline_param_check #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS)
+  ) u_param_check ();
 
   assign product_o = PRODUCT_W'(ai_i) * PRODUCT_W'(bw_i);
 
@@ -36,3 +34,4 @@ module roofline_level #(
     .cap_o      (cap_o)
   );
 endmodule
+`default_nettype wire

@@ -1,3 +1,4 @@
+`default_nettype none
 // One valid/ready pipeline register: full throughput, no loss or duplication.
 //
 // It accepts a new beat whenever it is empty or its beat leaves in the same cycle, so a
@@ -38,3 +39,4 @@ module roofline_pipe_reg #(
   assign valid_o = valid_q;
   assign data_o  = data_q;
 endmodule
+`default_nettype wire

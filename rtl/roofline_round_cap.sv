@@ -1,3 +1,4 @@
+`default_nettype none
 // The verdict and the rounded cap of one level, from its full-precision product ai * bw.
 //
 // mem_bound_o: product < peak * 2^FRAC_BITS (at the ridge the compute roof binds).
@@ -32,3 +33,4 @@ module roofline_round_cap #(
   assign unused_round_lsbs = ^rounded_sum[FRAC_BITS-1:0];
   assign cap_o             = mem_bound_o ? rounded_sum[ROUND_W-1:FRAC_BITS] : peak_i;
 endmodule
+`default_nettype wire

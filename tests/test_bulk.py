@@ -7,11 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from roofline_bulk import check, wire
+from roofline_bulk import replay as replay_file
+from roofline_bulk.config import BULK_TOPS, SweepConfig
+from roofline_bulk.stimulus import BLOCK, Shard, Vectors, exhaustive_range, random_range
+from roofline_bulk.wire import Outputs
 from roofline_golden import QFormat, vector
-from roofline_tb import bulk
-from roofline_tb.bulk import Outputs, SweepConfig
-from roofline_tb.bulk_vectors import BLOCK, Shard, Vectors, exhaustive_range, random_range
-from roofline_tb.config import ParamSet
+from roofline_tb.contract import ParamSet
 
 DEFAULT_SET = ParamSet()
 
@@ -73,12 +75,12 @@ def test_exhaustive_sweeps_that_are_too_big_are_refused() -> None:
         config(mode="exhaustive")
 
 
-@pytest.mark.parametrize("top", bulk.BULK_TOPS)
+@pytest.mark.parametrize("top", BULK_TOPS)
 def test_a_random_sweep_reaches_every_regime(top: str) -> None:
     cfg = config(top)
     vectors = cfg.vectors(0, BLOCK)
-    want = bulk.expected_outputs(cfg, vectors)
-    bins = bulk.coverage_bins(cfg, vectors, want, bulk.products(vectors))
+    want = check.expected_outputs(cfg, vectors)
+    bins = check.coverage_bins(cfg, vectors, want, check.products(vectors))
     assert all(hits > 0 for hits in bins.values()), bins
 
 
@@ -108,14 +110,14 @@ def decode_input_file(cfg: SweepConfig, data: bytes, count: int) -> list[tuple[i
 def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int, top: str, param_set: ParamSet) -> None:
     cfg = config(top, param_set, lanes)
     vectors = cfg.vectors(0, 1001)
-    data, beats = bulk.input_bytes(cfg, vectors)
+    data, beats = wire.input_bytes(cfg, vectors)
     assert beats == -(-1001 // lanes)
     assert decode_input_file(cfg, data, 1001) == [vectors.row(i) for i in range(1001)]
 
 
 def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
     """Result beats as the wrapper writes them, built with Python integers."""
-    fields = bulk.result_fields(cfg)
+    fields = wire.result_fields(cfg)
     lane_bits = sum(width for _, width in fields)
     beat_bytes = 4 * -(-cfg.lanes * lane_bits // 32)
     count = results.cap.size
@@ -135,13 +137,13 @@ def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
     return bytes(data)
 
 
-@pytest.mark.parametrize("top", bulk.BULK_TOPS)
+@pytest.mark.parametrize("top", BULK_TOPS)
 @pytest.mark.parametrize("lanes", [1, 5, 8])
 def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int) -> None:
     cfg = config(top, ParamSet(16, 12, 4), lanes)
     vectors = cfg.vectors(0, 777)
-    want = bulk.expected_outputs(cfg, vectors)
-    got = bulk.read_outputs(cfg, encode_output_file(cfg, want), 777)
+    want = check.expected_outputs(cfg, vectors)
+    got = wire.read_outputs(cfg, encode_output_file(cfg, want), 777)
     for name in ("cap", "mem_bound", "binding", "level_caps"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
 
@@ -149,9 +151,9 @@ def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int) -> No
 def test_a_short_output_file_is_an_error_not_a_pass() -> None:
     cfg = config()
     vectors = cfg.vectors(0, 64)
-    data = encode_output_file(cfg, bulk.expected_outputs(cfg, vectors))
+    data = encode_output_file(cfg, check.expected_outputs(cfg, vectors))
     with pytest.raises(AssertionError, match="result beats"):
-        bulk.read_outputs(cfg, data[: len(data) // 2], 64)
+        wire.read_outputs(cfg, data[: len(data) // 2], 64)
 
 
 # --- the checker ---------------------------------------------------------------------------
@@ -160,12 +162,12 @@ def test_a_short_output_file_is_an_error_not_a_pass() -> None:
 def test_a_wrong_cap_is_reported_with_inputs_expected_actual_and_a_rerun_line() -> None:
     cfg = config(count=5000)
     vectors = cfg.vectors(0, 5000)
-    want = bulk.expected_outputs(cfg, vectors)
+    want = check.expected_outputs(cfg, vectors)
     memory_rows = np.flatnonzero(want.mem_bound)
     row = int(memory_rows[7])
     wrong_cap = want.cap.copy()
     wrong_cap[row] ^= np.uint64(1 << 3)
-    outcome = bulk.check_batch(cfg, vectors, Outputs(wrong_cap, want.mem_bound, want.binding, want.level_caps))
+    outcome = check.check_batch(cfg, vectors, Outputs(wrong_cap, want.mem_bound, want.binding, want.level_caps))
     assert outcome.mismatched == 1 and outcome.failing is not None
     assert outcome.failing.row(0) == vectors.row(row)
     report = outcome.reports[0]
@@ -177,10 +179,10 @@ def test_a_wrong_cap_is_reported_with_inputs_expected_actual_and_a_rerun_line() 
 def test_a_hierarchy_binding_error_is_caught() -> None:
     cfg = config("roofline_hierarchy", count=3000)
     vectors = cfg.vectors(0, 3000)
-    want = bulk.expected_outputs(cfg, vectors)
+    want = check.expected_outputs(cfg, vectors)
     binding = want.binding.copy()
     binding[10] = (binding[10] + 1) % (cfg.levels + 1)
-    outcome = bulk.check_batch(cfg, vectors, Outputs(want.cap, want.mem_bound, binding, want.level_caps))
+    outcome = check.check_batch(cfg, vectors, Outputs(want.cap, want.mem_bound, binding, want.level_caps))
     assert outcome.mismatched == 1 and "binding_o" in outcome.reports[0]
 
 
@@ -192,9 +194,9 @@ def test_the_error_bound_check_does_not_lean_on_the_model(param_set: ParamSet) -
     peak, bw, ai = vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0]
     cap, mem_bound = vector.attainable(fmt, peak, bw, ai)
     product = vector.mul_wide(ai, bw)
-    assert not bulk.outside_error_bound(fmt, peak, product, cap).any()
+    assert not check.outside_error_bound(fmt, peak, product, cap).any()
     nudged = np.where(cap > 0, cap - np.uint64(1), cap)
-    flagged = bulk.outside_error_bound(fmt, peak, product, nudged)
+    flagged = check.outside_error_bound(fmt, peak, product, nudged)
     f = fmt.frac_bits
     tie = (product[1] & np.uint64((1 << f) - 1)) == np.uint64(1 << (f - 1))
     changed = nudged != cap
@@ -206,7 +208,7 @@ def test_failing_vectors_are_saved_and_replayed(tmp_path: Path) -> None:
     cfg = config("roofline_hierarchy")
     failing = cfg.vectors(100, 140)
     path = tmp_path / "failing.npz"
-    bulk.save_failures(path, cfg, failing)
+    replay_file.save_failures(path, cfg, failing)
     replay = SweepConfig(cfg.top, cfg.sim, cfg.param_set, cfg.seed, mode="replay", replay=str(path))
     assert replay.batches() == [(0, 40)]
     again = replay.vectors(0, 40)

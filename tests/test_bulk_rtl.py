@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from roofline_tb.bulk import BULK_TOPS, SweepConfig
-from roofline_tb.bulk_vectors import BLOCK, Shard
-from roofline_tb.config import PARAM_SETS, SIMS, ParamSet
+from roofline_bulk.config import BULK_TOPS, SweepConfig
+from roofline_bulk.stimulus import BLOCK, Shard
+from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
+from roofline_tb.config import SIMS
+from roofline_tb.contract import PARAM_SETS, ParamSet
+from roofline_tb.paths import RTL_DIR
 from roofline_tb.runner import BenchResult
-from roofline_tb.sources import RTL_DIR
-from roofline_tb.sweep import DEFAULT_LANES, run_sweep
 
 # Vectors per regression sweep: Icarus runs about 50k attainable and 10k hierarchy vectors/s.
 SWEEP_SIZE = {("verilator", "roofline_attainable"): 1_000_000, ("verilator", "roofline_hierarchy"): 300_000,

@@ -12,7 +12,7 @@ from roofline_cli import main as cli
 from roofline_cli.place import place
 from roofline_cli.platform import load
 from roofline_golden import cases
-from roofline_tb.sources import REPO_ROOT
+from roofline_tb.paths import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
 DOCUMENT = EXAMPLES / "document.toml"
@@ -144,7 +144,7 @@ def test_the_rtl_agrees_with_the_model_on_the_examples(sim: str, example: str, c
 
 @pytest.mark.sim
 def test_make_report_writes_one_page_with_the_rtl_roofline() -> None:
-    from roofline_tb import report
+    from roofline_flows import report
 
     assert report.main([]) == 0
     page = (report.REPORT_DIR / "index.html").read_text()

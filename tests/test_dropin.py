@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb.config import CONTRACT_TOPS, PARAM_SETS, BenchConfig
-from roofline_tb.mutants import Mutant, load_catalogue, run_mutant
+from roofline_flows.mutants import Mutant, load_catalogue, run_mutant
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import CONTRACT_TOPS, PARAM_SETS
 from roofline_tb.runner import run_bench
 
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"

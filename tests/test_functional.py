@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from roofline_golden import QFormat
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
 
 UQ8_8 = QFormat(8, 8)
 

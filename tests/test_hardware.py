@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb import mutants_yosys, prove, synth
-from roofline_tb.config import PARAM_SETS, BenchConfig
+from roofline_flows import mutants_yosys, prove, synth
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import PARAM_SETS
+from roofline_tb.paths import RTL_DIR
 from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
-from roofline_tb.sources import RTL_DIR, rtl_sources
+from roofline_tb.sources import rtl_sources
 
 needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
 SMALL_SET = PARAM_SETS[2]
@@ -47,7 +49,7 @@ def test_a_broken_verdict_fails_its_proof_with_a_decoded_counterexample(tmp_path
 
 
 @needs_yosys
-@pytest.mark.parametrize("top", synth.MODULES)
+@pytest.mark.parametrize("top", synth.SYNTH_TOPS)
 def test_every_module_synthesizes_cleanly_at_the_small_format(top: str, tmp_path: Path) -> None:
     files = " ".join(str(p) for p in rtl_sources())
     outcome = synth.generic(top, "small", synth.SMALL_SET, tmp_path, files)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb import grade as grading
-from roofline_tb.config import ParamSet
-from roofline_tb.grade_job import simulator_stop
-from roofline_tb.labs import LABS_DIR, LabError, available, load_lab
-from roofline_tb.precheck import _compare_ports, compile_check, precheck, simulation_only_calls, summarize_compile_errors
-from roofline_tb.sources import REPO_ROOT, RTL_DIR
+from roofline_course import grade as grading
+from roofline_course.grade_job import simulator_stop
+from roofline_course.labs import LabError, available, load_lab
+from roofline_course.precheck import _compare_ports, compile_check, precheck, simulation_only_calls, summarize_compile_errors
+from roofline_tb.contract import ParamSet
+from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 
 LABS = available()
 HAS_YOSYS = shutil.which("yosys") is not None and shutil.which("nextpnr-ice40") is not None
@@ -79,7 +79,7 @@ def test_port_comparison_names_each_problem() -> None:
 
 
 def run_grade(number: int, rtl: Path, out: Path, *extra: str) -> tuple[int, dict, str]:
-    run = subprocess.run([sys.executable, "-m", "roofline_tb.grade", "--lab", str(number), "--rtl", str(rtl),
+    run = subprocess.run([sys.executable, "-m", "roofline_course.grade", "--lab", str(number), "--rtl", str(rtl),
                           "--out", str(out), *extra], cwd=REPO_ROOT, capture_output=True, text=True)
     summary = json.loads((out / "summary.json").read_text())
     return run.returncode, summary, run.stdout
@@ -142,7 +142,7 @@ endmodule
 @pytest.mark.sim
 def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
     reference = {name: (RTL_DIR / name).read_text() for name in
-                 ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv")}
+                 ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")}
     classroom = tmp_path / "submissions"
     write_submission(classroom / "correct", reference)
     write_submission(classroom / "ridge_bug", {**reference, "roofline_round_cap.sv": reference["roofline_round_cap.sv"]
@@ -154,7 +154,7 @@ def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
     write_submission(classroom / "wrong_port", {"roofline_attainable.sv": starter.replace("cap_o", "cap_out")})
     (classroom / "empty").mkdir()
     out = tmp_path / "out"
-    run = subprocess.run([sys.executable, "-m", "roofline_tb.grade_all", "--lab", "1", "--submissions", str(classroom),
+    run = subprocess.run([sys.executable, "-m", "roofline_course.grade_all", "--lab", "1", "--submissions", str(classroom),
                           "--out", str(out), "--timeout", "12"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from roofline_tb.config import PARAM_SETS, SIMS, TOPS, BenchConfig, ParamSet
+from roofline_tb.config import SIMS, BenchConfig
+from roofline_tb.contract import PARAM_SETS, TOPS, ParamSet
 from roofline_tb.runner import BenchResult, run_bench
 
 

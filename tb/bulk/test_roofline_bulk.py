@@ -15,8 +15,11 @@ from typing import Any
 import cocotb
 from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
-from roofline_tb import bulk
-from roofline_tb.bulk import SweepConfig, SweepTotals
+from roofline_bulk import replay, wire
+from roofline_bulk.check import SweepTotals
+from roofline_bulk.config import SweepConfig
+from roofline_bulk.helper import InlineHelper, ProcessHelper, batch_paths
+from roofline_bulk.stimulus import Vectors
 from roofline_tb.describe import inputs_text
 from roofline_tb.signals import read_bool, read_uint
 
@@ -25,11 +28,11 @@ CLOCK_NS = 10
 LATENCY_SLACK = 64
 
 
-def start_helper(batches: int) -> bulk.InlineHelper | bulk.ProcessHelper:
+def start_helper(batches: int) -> InlineHelper | ProcessHelper:
     """A helper process overlaps Python with the simulator; one batch has nothing to overlap."""
     if batches <= 1:
-        return bulk.InlineHelper()
-    return bulk.ProcessHelper()
+        return InlineHelper()
+    return ProcessHelper()
 
 
 class BulkTB:
@@ -73,7 +76,7 @@ class BulkTB:
         position = first_vector + beat * cfg.lanes + lane
         vectors = cfg.vectors(position, position + 1)
         index = int(vectors.index[0])
-        signal = _signal_name(bulk.result_fields(cfg)[field][0])
+        signal = _signal_name(wire.result_fields(cfg)[field][0])
         inputs = inputs_text(cfg.fmt, *vectors.row(0))
         raise AssertionError(
             f"X/Z {cfg.top} [bulk {cfg.mode} vector {index}]: {signal} holds X/Z\n  inputs  : " + ", ".join(inputs)
@@ -108,7 +111,7 @@ async def bulk_sweep(dut: Any) -> None:
     try:
 
         def prepare(batch: int) -> int:
-            return helper.submit("prepare", cfg, batch, *plan[batch], bulk.batch_paths(cfg, batch)[0])
+            return helper.submit("prepare", cfg, batch, *plan[batch], batch_paths(cfg, batch)[0])
 
         prepared = {0: prepare(0)} if plan else {}
         checks: list[int] = []
@@ -122,7 +125,7 @@ async def bulk_sweep(dut: Any) -> None:
             await tb.run_batch(beats, batch % 2)
             tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated
-            checks.append(helper.submit("check", cfg, batch, bulk.batch_paths(cfg, batch)[1]))
+            checks.append(helper.submit("check", cfg, batch, batch_paths(cfg, batch)[1]))
             done = sum(stop - start for start, stop in plan[: batch + 1])
             rate = done / (time.perf_counter() - started) / 1e6
             dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %.2f M vectors/s", done, total, 100 * done / total, rate)
@@ -149,7 +152,7 @@ def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> 
     failures_file = None
     if totals.failing:
         failures_file = out_dir / f"failing-{cfg.top}-{cfg.fmt.name}-l{cfg.levels}-seed{cfg.seed}-shard{cfg.shard.index}.npz"
-        bulk.save_failures(failures_file, cfg, bulk.Vectors.concat(totals.failing))
+        replay.save_failures(failures_file, cfg, Vectors.concat(totals.failing))
     stats = {
         "top": cfg.top, "sim": cfg.sim, "format": cfg.fmt.name, "levels": cfg.levels, "mode": cfg.mode,
         "seed": cfg.seed, "shard": str(cfg.shard), "lanes": cfg.lanes, "checked": totals.checked,

@@ -6,9 +6,9 @@ from typing import Any
 
 import cocotb
 
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
+from roofline_tb.checkers import AttainableChecker, directed, sweep
 from roofline_tb.config import BenchConfig
-from roofline_tb.rates import AttainableChecker, directed, sweep
 from roofline_tb.scoreboard import Scoreboard
 from roofline_tb.signals import check_width
 

@@ -17,12 +17,12 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge
 
 from roofline_golden import cases, fixed, format_fraction
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
+from roofline_tb.checkers import bench_rng, check_error_bound, pack_levels
 from roofline_tb.config import BenchConfig
-from roofline_tb.rates import bench_rng, check_error_bound, pack_levels
 from roofline_tb.scoreboard import Field, Scoreboard, binding_text, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
-from roofline_tb.vectors import log_uniform
+from roofline_tb.stimulus import log_uniform
 
 CLOCK_NS = 10
 

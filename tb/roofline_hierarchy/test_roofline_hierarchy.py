@@ -6,12 +6,12 @@ from typing import Any
 
 import cocotb
 
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
+from roofline_tb.checkers import HierarchyChecker, directed, sweep
 from roofline_tb.config import BenchConfig
-from roofline_tb.rates import HierarchyChecker, directed, sweep
 from roofline_tb.scoreboard import Scoreboard
 from roofline_tb.signals import check_width
-from roofline_tb.vectors import RateVector
+from roofline_tb.stimulus import RateVector
 
 
 def setup(dut: Any, test: str) -> tuple[BenchConfig, Scoreboard, HierarchyChecker]:

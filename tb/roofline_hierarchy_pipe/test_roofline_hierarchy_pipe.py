@@ -18,13 +18,13 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
+from roofline_tb.checkers import bench_rng, directed, drive_rates, judge_hierarchy, read_hierarchy_outputs, report_unresolved
 from roofline_tb.config import BenchConfig
 from roofline_tb.describe import inputs_text
-from roofline_tb.rates import bench_rng, directed, drive_rates, judge_hierarchy, read_hierarchy_outputs, report_unresolved
 from roofline_tb.scoreboard import Scoreboard, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, read_bool
-from roofline_tb.vectors import RateVector, rate_vectors
+from roofline_tb.stimulus import RateVector, rate_vectors
 
 CLOCK_NS = 10
 SETTLE_NS = 1  # after the falling edge, before the rising edge: handshakes have settled

@@ -18,11 +18,11 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
 from roofline_golden import cases, exact, fixed, format_fraction
-from roofline_tb import functional
+from roofline_tb import functional_coverage as functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.scoreboard import Field, Scoreboard, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
-from roofline_tb.vectors import count_vectors
+from roofline_tb.stimulus import count_vectors
 
 CLOCK_NS = 10
 

@@ -5,54 +5,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from roofline_golden import QFormat
 from roofline_golden.cases import Params
 
-# The contract's three modules, then the project's pipelined and counts-mode units.
-CONTRACT_TOPS = ("roofline_attainable", "roofline_hierarchy", "roofline_intensity")
-TOPS = (*CONTRACT_TOPS, "roofline_hierarchy_pipe", "roofline_counts")
+from .contract import ParamSet
+
 SIMS = ("icarus", "verilator")
 DEFAULT_SWEEP = 1000
-
-
-@dataclass(frozen=True)
-class ParamSet:
-    """One parameterization of the RTL; `tag` names its build folder and test id."""
-
-    int_bits: int = 24
-    frac_bits: int = 16
-    levels: int = 3
-    count_bits: int = 64
-    mul_stages: int = 1  # roofline_hierarchy_pipe's multiplication stages
-
-    @property
-    def tag(self) -> str:
-        tag = f"uq{self.int_bits}_{self.frac_bits}-l{self.levels}-c{self.count_bits}"
-        return tag + (f"-m{self.mul_stages}" if self.mul_stages != 1 else "")
-
-    @property
-    def params(self) -> Params:
-        return Params(QFormat(self.int_bits, self.frac_bits), self.levels, self.count_bits)
-
-    def for_module(self, top: str) -> dict[str, int]:
-        """The Verilog parameters that `top` takes."""
-        values = {"INT_BITS": self.int_bits, "FRAC_BITS": self.frac_bits}
-        if top in ("roofline_hierarchy", "roofline_hierarchy_pipe", "roofline_counts"):
-            values["LEVELS"] = self.levels
-        if top in ("roofline_intensity", "roofline_counts"):
-            values["COUNT_BITS"] = self.count_bits
-        if top == "roofline_hierarchy_pipe":
-            values["MUL_STAGES"] = self.mul_stages
-        return values
-
-
-# The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
-# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's split multiply once.
-PARAM_SETS = (
-    ParamSet(24, 16, 3, 64),
-    ParamSet(16, 12, 4, 48, mul_stages=2),
-    ParamSet(8, 8, 1, 16),
-)
 
 
 @dataclass(frozen=True)
@@ -118,7 +76,7 @@ class BenchConfig:
         if only is not None:
             words.append(f"ONLY={only}")
         if self.sweep != DEFAULT_SWEEP:
-            words.append(f"SWEEP={self.sweep}")
+            words.append(f"N={self.sweep}")
         if self.rtl:
             words.append(f"RTL={self.rtl}")
         if self.gates:

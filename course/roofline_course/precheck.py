@@ -13,9 +13,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import ParamSet
-from .sources import DropInError, drop_in_files
-from .synth import clocked, ports
+from roofline_tb.contract import MODULES, ParamSet
+from roofline_tb.sources import DropInError, drop_in_files
 
 MAX_ERRORS = 5
 COMPILE_TIMEOUT_S = 60
@@ -45,11 +44,8 @@ def expected_parameters(top: str, p: ParamSet) -> dict[str, int]:
 
 
 def expected_ports(top: str, p: ParamSet) -> dict[str, tuple[str, int]]:
-    """Port name -> (direction, width) at these parameters."""
-    table = {port.name: ("output" if port.output else "input", port.width) for port in ports(top, p)}
-    if clocked(top):
-        table = {"clk_i": ("input", 1), "rst_ni": ("input", 1), **table}
-    return table
+    """Port name -> (direction, width) at these parameters, from the contract table."""
+    return MODULES[top].port_bits(p.for_module(top))
 
 
 def find_files(rtl: str) -> tuple[list[Path], str | None]:

@@ -21,11 +21,11 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from .config import SIMS, BenchConfig
+from roofline_tb.config import SIMS, BenchConfig
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
+
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import Precheck, precheck
-from .runner import BUILD_ROOT
-from .sources import REPO_ROOT
 
 MAX_FAILURES_SHOWN = 2
 MAX_REPORT_LINES = 14
@@ -83,7 +83,7 @@ def run_job(job: dict, folder: Path, timeout_s: float) -> tuple[dict | None, flo
     out_file.unlink(missing_ok=True)
     env = {**os.environ, "ROOFLINE_BUILD": str(folder / "build")}
     started = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-m", "roofline_tb.grade_job", str(job_file), str(out_file)],
+    child = subprocess.Popen([sys.executable, "-m", "roofline_course.grade_job", str(job_file), str(out_file)],
                              cwd=REPO_ROOT, env=env, start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=(folder / "stderr.txt").open("w"))
     try:

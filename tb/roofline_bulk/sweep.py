@@ -11,11 +11,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .bulk import BULK_TOPS, DEFAULT_BATCH, SweepConfig
-from .bulk_vectors import Shard
-from .config import SIMS, ParamSet
-from .runner import BUILD_ROOT, TB_DIR, BenchResult, Build, ToolError, run_build
-from .sources import DropInError, rtl_sources, sources_digest
+from roofline_tb.config import SIMS
+from roofline_tb.contract import ParamSet
+from roofline_tb.paths import BUILD_ROOT, TB_DIR
+from roofline_tb.runner import BenchResult, Build, run_build
+from roofline_tb.sources import DropInError, rtl_sources, sources_digest
+from roofline_tb.tools import ToolError
+
+from .config import BULK_TOPS, DEFAULT_BATCH, SweepConfig
+from .stimulus import Shard
 
 BULK_DIR = TB_DIR / "bulk"
 DEFAULT_LANES = {"icarus": 1, "verilator": 8}
@@ -64,7 +68,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make sweep", description=__doc__)
     parser.add_argument("--mode", default="random", choices=("random", "exhaustive"))
     parser.add_argument("--sim", default="verilator", choices=SIMS)
-    parser.add_argument("--top", default="roofline_attainable", choices=(*BULK_TOPS, "all"))
+    parser.add_argument("--top", default=BULK_TOPS[0], choices=(*BULK_TOPS, "all"))
     parser.add_argument("-n", "--count", type=int, default=1_000_000, help="vectors in the whole sweep (N=)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
     parser.add_argument("--shard", default=None, help="run shard i of n (SHARD=i/n)")

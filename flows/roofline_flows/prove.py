@@ -1,6 +1,6 @@
 """`make prove`: properties of the RTL proved with Yosys's SAT solver (`sat -prove-asserts`).
 
-Each property is an assertion in tb/formal/props_*.sv, enabled by its own macro, and proved in
+Each property is an assertion in flows/formal/props_*.sv, enabled by its own macro, and proved in
 its own Yosys run, so each gets its own verdict. A failure prints the counterexample Yosys
 found, decoded into the format's units.
 """
@@ -17,13 +17,10 @@ from fractions import Fraction
 from pathlib import Path
 
 from roofline_golden import QFormat, format_fraction
-
-from .runner import BUILD_ROOT, ToolError, require
-from .sources import REPO_ROOT, rtl_sources
-
-FORMAL_DIR = REPO_ROOT / "tb" / "formal"
-RTL_FILES = ("roofline_round_cap.sv", "roofline_level.sv", "roofline_attainable.sv", "roofline_binding.sv",
-             "roofline_hierarchy.sv", "roofline_hierarchy_pipe.sv")
+from roofline_tb.contract import PORT_UNITS, modules_with, sources_of
+from roofline_tb.paths import BUILD_ROOT, FORMAL_DIR
+from roofline_tb.sources import rtl_sources
+from roofline_tb.tools import ToolError, require
 
 
 @dataclass(frozen=True)
@@ -48,7 +45,7 @@ class Property:
 
 
 DEFAULT = {"INT_BITS": 24, "FRAC_BITS": 16}
-RATES = {"peak_i": "GFLOP/s", "bw_i": "GB/s", "ai_i": "FLOP/B", "product_i": "GFLOP/s"}
+RATES = PORT_UNITS
 
 PROPERTIES = (
     Property("round_cap.cap_le_peak", "cap <= peak, for every peak and every full-precision product",
@@ -97,7 +94,7 @@ class Verdict:
 
 def yosys_script(prop: Property, drop_in: str | None = None) -> str:
     by_name = {path.name.removesuffix(".v").removesuffix(".sv"): path for path in rtl_sources(drop_in)}
-    files = " ".join(str(by_name[name.removesuffix(".sv")]) for name in RTL_FILES)
+    files = " ".join(str(by_name[stem]) for stem in sources_of(modules_with("prove")))
     chparams = " ".join(f"-set {name} {value}" for name, value in prop.params.items())
     steps = [
         f"read_verilog -sv -formal -D{prop.macro} {files} {FORMAL_DIR / (prop.top + '.sv')}",
@@ -154,8 +151,8 @@ def counterexample(prop: Property, output: str) -> str:
 
 
 def decode(fmt: QFormat, name: str, value: int, width: int, unit: str) -> str:
-    """A bus of one or more W-bit fields (or a 2W-bit product) in hex and units."""
-    if name == "product_i":
+    """A bus of one or more W-bit fields (or a full-precision 2W-bit product) in hex and units."""
+    if name.startswith("product"):  # a full-precision ai * bw, 2W bits
         return f"{value:#x} (ai*bw = {format_fraction(Fraction(value, 1 << (2 * fmt.frac_bits)))} {unit})"
     fields = [(value >> (i * fmt.width)) & fmt.max_raw for i in range(max(1, width // fmt.width))]
     described = [fmt.describe(f, unit) for f in fields]

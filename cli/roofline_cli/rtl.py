@@ -21,7 +21,6 @@ from .place import Placement, number
 from .platform import InputError, Platform
 
 COUNT_BITS = 64
-MODULES = {False: "roofline_hierarchy", True: "roofline_counts"}
 
 
 @dataclass(frozen=True)
@@ -90,14 +89,22 @@ def vectors_for(fmt: QFormat, platform: Platform, placements: list[Placement], b
     return vectors
 
 
+def module_for(by_counts: bool) -> str:
+    """The RTL module that computes these placements: the contract table names one for each role."""
+    from roofline_tb.contract import cli_module
+
+    return cli_module("counts" if by_counts else "rates")
+
+
 def simulate(
     sim: str, fmt: QFormat, levels: int, by_counts: bool, vectors: list[dict[str, object]], work: Path
 ) -> list[dict[str, int]]:
-    from roofline_tb.config import ParamSet
-    from roofline_tb.runner import BUILD_ROOT, TB_DIR, Build, run_build
+    from roofline_tb.contract import ParamSet
+    from roofline_tb.paths import BUILD_ROOT, TB_DIR
+    from roofline_tb.runner import Build, run_build
     from roofline_tb.sources import rtl_sources, sources_digest
 
-    top = MODULES[by_counts]
+    top = module_for(by_counts)
     param_set = ParamSet(fmt.int_bits, fmt.frac_bits, levels, COUNT_BITS)
     sources = rtl_sources(os.environ.get("ROOFLINE_RTL") or None)
     folder = BUILD_ROOT / sim / f"cli-{top}-{param_set.tag}-{sources_digest(sources)}"

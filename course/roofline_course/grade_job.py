@@ -12,9 +12,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from .config import BenchConfig, ParamSet
-from .runner import exact_build, run_build
-from .synth import ff_count, ice40, lut_count
+from roofline_flows.synth import ff_count, ice40, lut_count
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import ParamSet
+from roofline_tb.runner import exact_build, run_build
 
 
 def run_sim(job: dict) -> dict:

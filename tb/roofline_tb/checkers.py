@@ -10,12 +10,12 @@ from cocotb.triggers import Timer
 
 from roofline_golden import cases, fixed, format_fraction
 
-from . import functional
+from . import functional_coverage as functional
 from .config import BenchConfig
 from .describe import exact_context, inputs_text
 from .scoreboard import Field, Scoreboard, selected
 from .signals import UnresolvedOutput, read_bool, read_uint
-from .vectors import RateVector, rate_vectors
+from .stimulus import RateVector, rate_vectors
 
 SETTLE_NS = 1
 

@@ -13,11 +13,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import TOPS, ParamSet
-from .runner import TB_DIR
-from .sources import REPO_ROOT
+from roofline_tb.contract import ParamSet, tops_with
+from roofline_tb.paths import LABS_DIR, bench_dir
 
-LABS_DIR = REPO_ROOT / "labs"
 KINDS = ("sim", "synthesis")
 DEVICES = ("hx8k", "up5k")
 
@@ -69,7 +67,7 @@ def available() -> list[int]:
 
 def bench_tests(top: str) -> set[str]:
     """The cocotb tests the module's bench defines."""
-    text = (TB_DIR / top / f"test_{top}.py").read_text()
+    text = (bench_dir(top) / f"test_{top}.py").read_text()
     return set(re.findall(r"@cocotb\.test\(\)\s*\nasync def (\w+)", text))
 
 
@@ -115,8 +113,8 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
         raise LabError(f"LAB={number}: there is no labs/lab{number}/lab.toml (labs available: {labs})")
     spec = tomllib.loads(spec_file.read_text())
     top = spec.get("top")
-    if top not in TOPS:
-        raise LabError(f"{spec_file}: top {top!r} is not one of {', '.join(TOPS)}")
+    if top not in tops_with("lab"):
+        raise LabError(f"{spec_file}: top {top!r} is not one of {', '.join(tops_with('lab'))}")
     groups = [_group(entry, False, top, spec_file) for entry in spec.get("group", [])]
     notes: list[str] = []
     chosen = None

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from .runner import BUILD_ROOT
-from .sources import REPO_ROOT
+from roofline_tb.paths import BUILD_ROOT, EXAMPLES_DIR, REPO_ROOT
 
 REPORT_DIR = BUILD_ROOT / "report"
 REGRESSION_XML = BUILD_ROOT / "regression.xml"
@@ -83,10 +83,11 @@ def synth_section() -> str:
 
 
 def plot_section(sim: str) -> str:
-    from roofline_cli import main as cli
-
     picture = REPORT_DIR / "roofline.svg"
-    status = cli.main(["plot", str(REPO_ROOT / "examples" / "document.toml"), "--rtl", sim, "-o", str(picture)])
+    # The roofline command is a user of the harness, not part of it: run it as users do.
+    command = [sys.executable, "-m", "roofline_cli.main", "plot", str(EXAMPLES_DIR / "document.toml"), "--rtl", sim,
+               "-o", str(picture)]
+    status = subprocess.run(command).returncode
     if status != 0 or not picture.exists():
         return f"<p class='fail'>The roofline could not be drawn through the RTL (exit {status}); see the log above.</p>"
     svg = picture.read_text()

@@ -17,11 +17,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .config import SIMS
+from roofline_tb.config import SIMS
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
+from roofline_tb.sources import HDL_SUFFIXES
+
 from .grade import slug
 from .labs import LabError, load_lab
-from .runner import BUILD_ROOT
-from .sources import HDL_SUFFIXES, REPO_ROOT
 
 
 def submissions(folder: Path) -> list[Path]:
@@ -31,7 +32,7 @@ def submissions(folder: Path) -> list[Path]:
 
 
 def grade_one(lab: int, submission: Path, out: Path, args: argparse.Namespace, limit_s: float) -> dict:
-    command = [sys.executable, "-m", "roofline_tb.grade", "--lab", str(lab), "--rtl", str(submission),
+    command = [sys.executable, "-m", "roofline_course.grade", "--lab", str(lab), "--rtl", str(submission),
                "--out", str(out), "--quiet", "--sim", args.sim]
     if args.hidden:
         command += ["--hidden", str(args.hidden)]

@@ -15,11 +15,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import PARAM_SETS, TOPS, BenchConfig
-from .runner import bench_build, run_build
-from .sources import REPO_ROOT, RTL_DIR
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import PARAM_SETS, TOPS
+from roofline_tb.paths import BUILD_ROOT, RTL_DIR
+from roofline_tb.runner import bench_build, run_build
 
-REPORT_DIR = REPO_ROOT / "build" / "coverage"
+REPORT_DIR = BUILD_ROOT / "coverage"
 _FIELD = re.compile("\x01([^\x02]+)\x02([^\x01]*)")
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from roofline_golden import QFormat
 
+from .contract import MODULES
+
 RATE_BINS = (
     "memory-bound",
     "compute-bound",
@@ -44,18 +46,20 @@ INTENSITY_BINS = (
 )
 
 
+COUNTS_BINS = ("memory-bound", "compute-bound", "bytes zero")
+
+
+def _bin_set(name: str, levels: int) -> tuple[str, ...]:
+    if name == "binding":
+        return tuple(f"binds: memory level {level}" for level in range(levels)) + ("binds: compute roof",)
+    if name == "level ties":
+        return ("level tie at the binding product",) if levels > 1 else ()
+    return {"rates": RATE_BINS, "handshake": HANDSHAKE_BINS, "intensity": INTENSITY_BINS, "counts": COUNTS_BINS}[name]
+
+
 def expected_bins(top: str, levels: int) -> tuple[str, ...]:
-    """Every bin the bench of `top` must hit at this level count."""
-    if top == "roofline_intensity":
-        return INTENSITY_BINS
-    if top == "roofline_attainable":
-        return RATE_BINS
-    binding = tuple(f"binds: memory level {level}" for level in range(levels)) + ("binds: compute roof",)
-    ties = ("level tie at the binding product",) if levels > 1 else ()
-    if top == "roofline_counts":
-        return ("memory-bound", "compute-bound", "bytes zero", *binding)
-    rates = RATE_BINS + binding + ties
-    return rates + HANDSHAKE_BINS if top == "roofline_hierarchy_pipe" else rates
+    """Every bin the bench of `top` must hit at this level count: the bin sets the contract table names."""
+    return tuple(name for bin_set in MODULES[top].coverage for name in _bin_set(bin_set, levels))
 
 
 HITS: Counter[str] = Counter()  # one bench run (one simulator process)

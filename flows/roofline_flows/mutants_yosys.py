@@ -17,17 +17,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import BenchConfig, ParamSet
-from .runner import BUILD_ROOT, exact_build, require, run_build
-from .sources import RTL_DIR
+from roofline_tb.config import BenchConfig
+from roofline_tb.contract import ParamSet, sources_of, tops_with
+from roofline_tb.paths import BUILD_ROOT, RTL_DIR
+from roofline_tb.runner import exact_build, run_build
+from roofline_tb.tools import require
 
 SMALL = ParamSet(4, 4, 2, 16)
+TOPS = tops_with("mutants")
 TESTS = r"(^|\.)(port_widths|edge_cases|random_sweep)$"  # the documents' rates do not fit UQ4.4
 SWEEP = 3000
-FILES = {
-    "roofline_attainable": ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv"),
-    "roofline_hierarchy": ("roofline_hierarchy.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_binding.sv"),
-}
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ def _option(command: str, name: str) -> str:
 
 
 def elaborate_script(top: str) -> str:
-    files = " ".join(str(RTL_DIR / f) for f in FILES[top])
+    files = " ".join(str(RTL_DIR / f"{stem}.sv") for stem in sources_of([top]))
     params = " ".join(f"-set {k} {v}" for k, v in SMALL.for_module(top).items())
     return f"read_verilog -sv {files}; chparam {params} {top}; hierarchy -top {top}; proc; flatten; opt"
 

@@ -1,0 +1,155 @@
+"""One bulk sweep's settings: what is swept, on which simulator, in which batches."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roofline_golden import QFormat
+from roofline_golden.cases import Params
+from roofline_tb.contract import MODULES, ParamSet, tops_with
+
+from .replay import load_replay
+from .stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, Vectors, exhaustive_bits, exhaustive_range, random_range
+
+BULK_TOPS = tops_with("bulk")
+MODES = ("random", "exhaustive", "replay")
+DEFAULT_BATCH = 1 << 17
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """One bulk sweep: what is swept, on which simulator, and how it is cut into batches."""
+
+    top: str
+    sim: str
+    param_set: ParamSet
+    seed: int
+    count: int = 1_000_000
+    mode: str = "random"
+    shard: Shard = field(default_factory=Shard)
+    lanes: int = 8
+    batch: int = DEFAULT_BATCH
+    only: int | None = None
+    replay: str | None = None
+    rtl: str | None = None
+    out_dir: str = "."
+
+    def __post_init__(self) -> None:
+        if self.top not in BULK_TOPS:
+            raise ValueError(f"TOP={self.top}: bulk sweeps run {' or '.join(BULK_TOPS)}")
+        if self.mode not in MODES:
+            raise ValueError(f"mode {self.mode!r}: use one of {', '.join(MODES)}")
+        if self.lanes < 1 or self.batch < 1 or self.count < 0:
+            raise ValueError("LANES and BATCH must be at least 1, N at least 0")
+        if self.mode == "replay" and not self.replay:
+            raise ValueError("a replay needs REPLAY=<file of failing vectors>")
+        if self.mode == "exhaustive":
+            bits = exhaustive_bits(self.fmt, self.levels)
+            if bits > MAX_EXHAUSTIVE_BITS:
+                raise ValueError(
+                    f"exhaustive {self.top} at {self.fmt.name}, {self.levels} level(s) is 2^{bits} vectors; "
+                    f"the limit is 2^{MAX_EXHAUSTIVE_BITS}: use a smaller format (INT_BITS=4 FRAC_BITS=4) or LEVELS=1"
+                )
+
+    @property
+    def fmt(self) -> QFormat:
+        return self.param_set.params.fmt
+
+    @property
+    def params(self) -> Params:
+        return self.param_set.params
+
+    @property
+    def levels(self) -> int:
+        return self.param_set.levels if self.hierarchy else 1
+
+    @property
+    def hierarchy(self) -> bool:
+        """A module with memory levels (LEVELS), not the one-level roofline_attainable."""
+        return "LEVELS" in MODULES[self.top].parameters
+
+    @property
+    def total(self) -> int:
+        """Vectors in the whole sweep, before sharding."""
+        if self.mode == "exhaustive":
+            return 1 << exhaustive_bits(self.fmt, self.levels)
+        return self.count
+
+    def index_range(self) -> tuple[int, int]:
+        """This shard's [start, stop) of the sweep's vector numbers."""
+        if self.only is not None:
+            return self.only, self.only + 1
+        return self.shard.range_of(self.total, BLOCK)
+
+    def batches(self) -> list[tuple[int, int]]:
+        if self.mode == "replay":
+            return [(0, len(load_replay(Path(self.replay or ""), self)))]
+        start, stop = self.index_range()
+        step = max(self.lanes, self.batch - self.batch % self.lanes)
+        return [(first, min(first + step, stop)) for first in range(start, stop, step)]
+
+    def vectors(self, start: int, stop: int) -> Vectors:
+        if self.mode == "exhaustive":
+            return exhaustive_range(start, stop, self.fmt, self.levels)
+        if self.mode == "replay":
+            return load_replay(Path(self.replay or ""), self).take(slice(start, stop))
+        return random_range(self.seed, start, stop, self.fmt, self.levels)
+
+    def to_env(self) -> dict[str, str]:
+        env = {
+            "ROOFLINE_TOP": self.top,
+            "ROOFLINE_SIM": self.sim,
+            "ROOFLINE_INT_BITS": str(self.param_set.int_bits),
+            "ROOFLINE_FRAC_BITS": str(self.param_set.frac_bits),
+            "ROOFLINE_LEVELS": str(self.param_set.levels),
+            "ROOFLINE_SEED": str(self.seed),
+            "ROOFLINE_SWEEP": str(self.count),
+            "ROOFLINE_MODE": self.mode,
+            "ROOFLINE_SHARD": str(self.shard),
+            "ROOFLINE_LANES": str(self.lanes),
+            "ROOFLINE_BATCH": str(self.batch),
+            "ROOFLINE_OUT_DIR": self.out_dir,
+        }
+        optional = {"ROOFLINE_ONLY": self.only, "ROOFLINE_REPLAY": self.replay, "ROOFLINE_RTL": self.rtl}
+        env.update({name: str(value) for name, value in optional.items() if value is not None})
+        return env
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> SweepConfig:
+        env = dict(os.environ if env is None else env)
+        only = env.get("ROOFLINE_ONLY")
+        return cls(
+            top=env["ROOFLINE_TOP"],
+            sim=env["ROOFLINE_SIM"],
+            param_set=ParamSet(int(env["ROOFLINE_INT_BITS"]), int(env["ROOFLINE_FRAC_BITS"]), int(env["ROOFLINE_LEVELS"])),
+            seed=int(env["ROOFLINE_SEED"]),
+            count=int(env["ROOFLINE_SWEEP"]),
+            mode=env.get("ROOFLINE_MODE", "random"),
+            shard=Shard.parse(env.get("ROOFLINE_SHARD")),
+            lanes=int(env.get("ROOFLINE_LANES", "8")),
+            batch=int(env.get("ROOFLINE_BATCH", str(DEFAULT_BATCH))),
+            only=int(only) if only else None,
+            replay=env.get("ROOFLINE_REPLAY") or None,
+            rtl=env.get("ROOFLINE_RTL") or None,
+            out_dir=env.get("ROOFLINE_OUT_DIR", "."),
+        )
+
+    def rerun_command(self, only: int | None = None) -> str:
+        target = {"random": "sweep", "exhaustive": "exhaustive", "replay": "sweep"}[self.mode]
+        words = [f"make {target}", f"TOP={self.top}", f"SIM={self.sim}"]
+        words += [f"INT_BITS={self.param_set.int_bits}", f"FRAC_BITS={self.param_set.frac_bits}"]
+        if self.hierarchy:
+            words.append(f"LEVELS={self.param_set.levels}")
+        if self.mode == "random":
+            words += [f"SEED={self.seed}", f"N={self.count}"]
+        if self.mode == "replay":
+            words.append(f"REPLAY={self.replay}")
+        elif only is not None:
+            words.append(f"ONLY={only}")
+        elif self.shard.count > 1:
+            words.append(f"SHARD={self.shard}")
+        if self.rtl:
+            words.append(f"RTL={self.rtl}")
+        return " ".join(words)

@@ -1,0 +1,114 @@
+"""The file layout of the bulk testbench (tb/bulk/roofline_bulk_tb.sv): input beats and result beats.
+
+Each input beat holds LANES vectors; each result beat LANES results, lane 0 lowest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .stimulus import Vectors
+
+if TYPE_CHECKING:
+    from .config import SweepConfig
+
+U64 = np.uint64
+
+
+def pack(columns: NDArray[np.uint64], width: int) -> NDArray[np.uint64]:
+    """Rows of `width`-bit fields, column 0 lowest, packed tight into little-endian 64-bit words."""
+    rows, count = columns.shape
+    by_column = np.ascontiguousarray(columns.T)  # one contiguous array per field: fast shifts
+    words = np.zeros((count * width // 64 + 2, rows), dtype=np.uint64)
+    for column in range(count):
+        word, shift = divmod(column * width, 64)
+        words[word] |= by_column[column] << U64(shift)
+        if shift + width > 64:
+            words[word + 1] |= by_column[column] >> U64(64 - shift)
+    return np.ascontiguousarray(words.T).astype("<u8", copy=False)
+
+
+def unpack(words: NDArray[np.uint64], offset: int, width: int) -> NDArray[np.uint64]:
+    """The `width`-bit field at bit `offset` of each row of little-endian 64-bit words."""
+    word, shift = divmod(offset, 64)
+    value = words[:, word] >> U64(shift)
+    if shift + width > 64:
+        value |= words[:, word + 1] << U64(64 - shift)
+    return value & U64((1 << width) - 1)
+
+
+def input_bytes(cfg: SweepConfig, vectors: Vectors) -> tuple[bytes, int]:
+    """The input file of a batch and its beat count: LANES vectors per beat, zero-padded.
+
+    Each lane holds ai[0..L-1], bw[0..L-1], peak from its low bits up; lane 0 is lowest.
+    """
+    lanes, width = cfg.lanes, cfg.fmt.width
+    fields = np.concatenate([vectors.ais, vectors.bws, vectors.peak[:, None]], axis=1)
+    beats = -(-len(vectors) // lanes)
+    padded = np.zeros((beats * lanes, fields.shape[1]), dtype=np.uint64)
+    padded[: len(vectors)] = fields
+    lane_bits = fields.shape[1] * width
+    if width % 8 == 0:
+        # Whole-byte fields: each one's big-endian bytes, most significant field first.
+        field_bytes = width // 8
+        big_fields = padded[:, ::-1].astype(">u8").view(np.uint8).reshape(len(padded), -1, 8)[:, :, 8 - field_bytes:]
+        per_lane = big_fields.reshape(beats, lanes, -1)[:, ::-1, :]
+        return np.ascontiguousarray(per_lane).tobytes(), beats
+    if lane_bits % 8 == 0:
+        # Lanes are whole bytes: pack each vector on its own (contiguous, so fast), then lay
+        # the lanes of a beat side by side, lane 0 last in big-endian order.
+        lane_bytes = lane_bits // 8
+        little = pack(padded, width).view(np.uint8)[:, :lane_bytes]
+        big = little[:, ::-1].reshape(beats, lanes, lane_bytes)[:, ::-1, :]
+        return np.ascontiguousarray(big).tobytes(), beats
+    per_beat = padded.reshape(beats, -1)
+    beat_bytes = -(-per_beat.shape[1] * width // 8)
+    little = pack(per_beat, width).view(np.uint8)[:, :beat_bytes]
+    return np.ascontiguousarray(little[:, ::-1]).tobytes(), beats  # $fread is big-endian
+
+
+@dataclass(frozen=True)
+class Outputs:
+    cap: NDArray[np.uint64]
+    mem_bound: NDArray[np.bool_]
+    binding: NDArray[np.int64]
+    level_caps: NDArray[np.uint64]  # (N, L); no columns for roofline_attainable
+
+
+def result_fields(cfg: SweepConfig) -> list[tuple[str, int]]:
+    """One lane's output fields from its low bits up, as roofline_bulk_tb packs them."""
+    fields = [("cap", cfg.fmt.width), ("mem_bound", 1)]
+    if cfg.hierarchy:
+        fields.append(("binding", cfg.levels.bit_length()))  # $clog2(L + 1) bits
+        fields += [(f"level_cap{level}", cfg.fmt.width) for level in range(cfg.levels)]
+    return fields
+
+
+def read_outputs(cfg: SweepConfig, data: bytes, count: int) -> Outputs:
+    fields = result_fields(cfg)
+    lane_width = sum(width for _, width in fields)
+    beat_bytes = 4 * -(-cfg.lanes * lane_width // 32)
+    beats = -(-count // cfg.lanes)
+    if len(data) < beats * beat_bytes:
+        raise AssertionError(f"the bulk testbench wrote {len(data) // beat_bytes} result beats; {beats} were sent")
+    raw = np.zeros((beats, -(-beat_bytes // 8) * 8 + 8), dtype=np.uint8)
+    raw[:, :beat_bytes] = np.frombuffer(data, dtype=np.uint8, count=beats * beat_bytes).reshape(beats, beat_bytes)
+    words = raw.view("<u8")
+    columns: dict[str, list[NDArray[np.uint64]]] = {name: [] for name, _ in fields}
+    for lane in range(cfg.lanes):
+        offset = lane * lane_width
+        for name, width in fields:
+            columns[name].append(unpack(words, offset, width))
+            offset += width
+    values = {name: np.stack(parts, axis=1).reshape(-1)[:count] for name, parts in columns.items()}
+    level_caps = (
+        np.stack([values[f"level_cap{level}"] for level in range(cfg.levels)], axis=1)
+        if cfg.hierarchy
+        else np.zeros((count, 0), dtype=np.uint64)
+    )
+    binding = values["binding"].astype(np.int64) if cfg.hierarchy else np.where(values["mem_bound"] != 0, 0, 1)
+    return Outputs(values["cap"], values["mem_bound"].astype(bool), binding, level_caps)

@@ -1,0 +1,280 @@
+"""The contract table: what the project knows about each RTL module, in one place.
+
+For every module: its parameters and defaults, its ports (name, direction, width as an
+expression over the parameters), whether it is clocked, its source files, its functional
+coverage, and which flows apply. Every tool reads this table; no other file lists modules or
+ports. `tests/test_contract.py` checks the table against the RTL (Yosys reads the same ports),
+the benches and the flows.
+
+Adding a top-level module: its RTL in rtl/, its bench in tb/<module>/test_<module>.py, and one
+`Module` entry below.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from roofline_golden import QFormat
+from roofline_golden.cases import Params
+
+# ---------------------------------------------------------------- parameter sets
+
+
+@dataclass(frozen=True)
+class ParamSet:
+    """One parameterization of the RTL; `tag` names its build folder and test id."""
+
+    int_bits: int = 24
+    frac_bits: int = 16
+    levels: int = 3
+    count_bits: int = 64
+    mul_stages: int = 1  # roofline_hierarchy_pipe's multiplication stages
+
+    @property
+    def tag(self) -> str:
+        tag = f"uq{self.int_bits}_{self.frac_bits}-l{self.levels}-c{self.count_bits}"
+        return tag + (f"-m{self.mul_stages}" if self.mul_stages != 1 else "")
+
+    @property
+    def params(self) -> Params:
+        return Params(QFormat(self.int_bits, self.frac_bits), self.levels, self.count_bits)
+
+    def for_module(self, top: str) -> dict[str, int]:
+        """The Verilog parameters that `top` takes, at this set's values."""
+        return {name: getattr(self, name.lower()) for name in MODULES[top].parameters}
+
+
+# The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
+# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's split multiply once.
+PARAM_SETS = (
+    ParamSet(24, 16, 3, 64),
+    ParamSet(16, 12, 4, 48, mul_stages=2),
+    ParamSet(8, 8, 1, 16),
+)
+DEFAULT_SET = PARAM_SETS[0]
+SMALL_SET = PARAM_SETS[2]
+
+# ---------------------------------------------------------------- ports
+
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def clog2(value: int) -> int:
+    """Verilog's $clog2: bits needed to count value things (0 for 0 and 1)."""
+    return max(0, (value - 1).bit_length())
+
+
+def evaluate(expression: str, values: Mapping[str, int]) -> int:
+    """A width expression: integers, parameter names, W (INT_BITS + FRAC_BITS), + - *, clog2()."""
+    names = dict(values)
+    if "INT_BITS" in names and "FRAC_BITS" in names:
+        names["W"] = names["INT_BITS"] + names["FRAC_BITS"]
+
+    def walk(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "clog2" and len(node.args) == 1:
+            return clog2(walk(node.args[0]))
+        raise ValueError(f"width expression {expression!r}: {ast.dump(node)} is not allowed")
+
+    return walk(ast.parse(expression, mode="eval"))
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    direction: str  # "input" or "output"
+    width: str = "1"  # an expression over the module's parameters (see `evaluate`)
+
+    @property
+    def output(self) -> bool:
+        return self.direction == "output"
+
+    def bits(self, values: Mapping[str, int]) -> int:
+        return evaluate(self.width, values)
+
+
+def _inputs(*names_widths: tuple[str, str]) -> tuple[Port, ...]:
+    return tuple(Port(name, "input", width) for name, width in names_widths)
+
+
+def _outputs(*names_widths: tuple[str, str]) -> tuple[Port, ...]:
+    return tuple(Port(name, "output", width) for name, width in names_widths)
+
+
+CLOCK = _inputs(("clk_i", "1"), ("rst_ni", "1"))
+CLOCK_PORTS = tuple(port.name for port in CLOCK)
+# The unit of each rate port's value, for reports and decoded counterexamples.
+PORT_UNITS = {"peak_i": "GFLOP/s", "bw_i": "GB/s", "ai_i": "FLOP/B", "product_i": "GFLOP/s", "cap_o": "GFLOP/s",
+              "level_cap_o": "GFLOP/s", "ops_i": "FLOP", "bytes_i": "B", "ai_o": "FLOP/B"}
+RATES_IN = _inputs(("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ai_i", "LEVELS*W"))
+HIERARCHY_OUT = _outputs(("cap_o", "W"), ("level_cap_o", "LEVELS*W"), ("mem_bound_o", "1"),
+                         ("binding_o", "clog2(LEVELS+1)"))
+
+# ---------------------------------------------------------------- modules
+
+FLOWS = (
+    "bench",  # a cocotb bench in tb/<module>/, run by make sim and make test at every parameter set
+    "bulk",  # make sweep streams it through the bulk testbench
+    "gates",  # make sim GATES=1 simulates its Yosys netlist
+    "prove",  # make prove has a property harness (flows/formal) around it
+    "synth",  # make synth: generic synthesis at the default and the small set
+    "mutants",  # make mutants: Yosys mutate mutants of its word-level netlist (combinational modules)
+    "lab",  # a course lab may grade it
+)
+
+
+@dataclass(frozen=True)
+class Ice40Run:
+    label: str
+    param_set: ParamSet
+    device: str = "hx8k"
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str
+    summary: str
+    parameters: dict[str, int]  # name -> default, in declaration order
+    ports: tuple[Port, ...]  # in declaration order, clk_i and rst_ni included
+    sources: tuple[str, ...]  # rtl/ file stems it needs, dependencies first, itself last
+    flows: frozenset[str] = frozenset()
+    coverage: tuple[str, ...] = ()  # functional-coverage bin sets (roofline_tb.functional_coverage)
+    ice40: tuple[Ice40Run, ...] = ()  # make synth's iCE40 place-and-route runs
+    lint_sets: tuple[dict[str, int], ...] = ()  # modules without a bench: the values make lint uses
+    cli: str = ""  # what `roofline place --rtl` sends through it: "rates" or "counts"
+
+    @property
+    def clocked(self) -> bool:
+        return any(port.name == "clk_i" for port in self.ports)
+
+    @property
+    def top(self) -> bool:
+        """A top-level module: it has a bench and runs in the regression."""
+        return "bench" in self.flows
+
+    def port_bits(self, values: Mapping[str, int]) -> dict[str, tuple[str, int]]:
+        """Port name -> (direction, width in bits) at these parameter values."""
+        return {port.name: (port.direction, port.bits(values)) for port in self.ports}
+
+    def uses(self, flow: str) -> bool:
+        if flow not in FLOWS:
+            raise ValueError(f"unknown flow {flow!r}")
+        return flow in self.flows
+
+
+FORMAT = {"INT_BITS": 24, "FRAC_BITS": 16}
+ALL_TOP_FLOWS = frozenset({"bench", "synth", "lab"})
+
+_TABLE = (
+    # Building blocks: no bench of their own; linted at the values given.
+    Module("roofline_param_check", "the parameter guard: an out-of-range value stops elaboration with its name",
+           {"INT_BITS": 1, "FRAC_BITS": 1, "LEVELS": 1, "COUNT_BITS": 1, "MUL_STAGES": 1}, (), ("roofline_param_check",),
+           lint_sets=({"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 3, "COUNT_BITS": 64, "MUL_STAGES": 2},)),
+    Module("roofline_round_cap", "one level's verdict and rounded cap, from its full-precision product",
+           FORMAT, (*_inputs(("peak_i", "W"), ("product_i", "2*W")), *_outputs(("mem_bound_o", "1"), ("cap_o", "W"))),
+           ("roofline_round_cap",), frozenset({"prove"}), lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
+    Module("roofline_level", "one level against the compute roof, with its full-precision product",
+           FORMAT, (*_inputs(("peak_i", "W"), ("bw_i", "W"), ("ai_i", "W")),
+                    *_outputs(("product_o", "2*W"), ("mem_bound_o", "1"), ("cap_o", "W"))),
+           ("roofline_param_check", "roofline_round_cap", "roofline_level"),
+           lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
+    Module("roofline_binding", "the binding level: the lowest memory-bound product, lowest index on a tie",
+           {**FORMAT, "LEVELS": 3},
+           (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
+            *_outputs(("cap_o", "W"), ("binding_o", "clog2(LEVELS+1)"))),
+           ("roofline_binding",),
+           lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 4})),
+    Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
+           (*CLOCK, *_inputs(("valid_i", "1")), *_outputs(("ready_o", "1")), *_inputs(("data_i", "WIDTH")),
+            *_outputs(("valid_o", "1")), *_inputs(("ready_i", "1")), *_outputs(("data_o", "WIDTH"))),
+           ("roofline_pipe_reg",), lint_sets=({"WIDTH": 1}, {"WIDTH": 81})),
+    Module("roofline_div_step", "one restoring-division step, shared by both dividers", {"WIDTH": 8, "QUOTIENT_W": 8},
+           (*_inputs(("remainder_i", "WIDTH"), ("next_bit_i", "1"), ("divisor_i", "WIDTH"), ("quotient_i", "QUOTIENT_W")),
+            *_outputs(("remainder_o", "WIDTH"), ("quotient_o", "QUOTIENT_W"), ("carry_out_o", "1"))),
+           ("roofline_div_step",), lint_sets=({"WIDTH": 1, "QUOTIENT_W": 2}, {"WIDTH": 64, "QUOTIENT_W": 41})),
+    # Top-level modules: each has a bench and runs at every regression parameter set.
+    Module("roofline_attainable", "attainable performance of one kernel against one memory level",
+           FORMAT, (*_inputs(("peak_i", "W"), ("bw_i", "W"), ("ai_i", "W")), *_outputs(("cap_o", "W"), ("mem_bound_o", "1"))),
+           ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_attainable"),
+           ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates",),
+           ice40=(Ice40Run("small", SMALL_SET),)),
+    Module("roofline_hierarchy", "attainable performance against every memory level; the lowest binds",
+           {**FORMAT, "LEVELS": 3}, (*RATES_IN, *HIERARCHY_OUT),
+           ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_binding", "roofline_hierarchy"),
+           ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates", "binding", "level ties"), cli="rates",
+           ice40=(Ice40Run("small", SMALL_SET), Ice40Run("default-l1", ParamSet(24, 16, 1, 64)))),
+    Module("roofline_intensity", "arithmetic intensity from operation and byte counts (a sequential divider)",
+           {**FORMAT, "COUNT_BITS": 64},
+           (*CLOCK, *_inputs(("start_i", "1"), ("ops_i", "COUNT_BITS"), ("bytes_i", "COUNT_BITS")),
+            *_outputs(("busy_o", "1"), ("done_o", "1"), ("ai_o", "W"), ("sat_o", "1"), ("div0_o", "1"))),
+           ("roofline_param_check", "roofline_div_step", "roofline_intensity"), ALL_TOP_FLOWS, ("intensity",),
+           ice40=(Ice40Run("small", SMALL_SET),)),
+    Module("roofline_hierarchy_pipe", "the hierarchy as a valid/ready pipeline, one result per clock",
+           {**FORMAT, "LEVELS": 3, "MUL_STAGES": 1},
+           (*CLOCK, *_inputs(("in_valid_i", "1")), *_outputs(("in_ready_o", "1")), *RATES_IN,
+            *_outputs(("out_valid_o", "1")), *_inputs(("out_ready_i", "1")), *HIERARCHY_OUT),
+           ("roofline_param_check", "roofline_round_cap", "roofline_binding", "roofline_hierarchy_pipe"),
+           ALL_TOP_FLOWS | {"prove"}, ("rates", "binding", "level ties", "handshake"),
+           ice40=(Ice40Run("small", SMALL_SET), Ice40Run("small", SMALL_SET, "up5k"),
+                  Ice40Run("default-l1", ParamSet(24, 16, 1, 64)),
+                  Ice40Run("default-l1-mul2", ParamSet(24, 16, 1, 64, mul_stages=2)))),
+    Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, "LEVELS": 3, "COUNT_BITS": 64},
+           (*CLOCK, *_inputs(("start_i", "1"), ("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ops_i", "COUNT_BITS"),
+                             ("bytes_i", "LEVELS*COUNT_BITS")),
+            *_outputs(("busy_o", "1"), ("done_o", "1")), *HIERARCHY_OUT),
+           ("roofline_param_check", "roofline_div_step", "roofline_counts"), ALL_TOP_FLOWS, ("counts", "binding"), cli="counts",
+           ice40=(Ice40Run("small", SMALL_SET),)),
+)
+
+MODULES: dict[str, Module] = {module.name: module for module in _TABLE}
+# The modules with a bench, in the order the regression and make sim run them.
+TOPS: tuple[str, ...] = tuple(name for name, module in MODULES.items() if module.top)
+# The three modules the specification names; the others are the project's own.
+CONTRACT_TOPS = ("roofline_attainable", "roofline_hierarchy", "roofline_intensity")
+
+
+def tops_with(flow: str) -> tuple[str, ...]:
+    return tuple(name for name in TOPS if MODULES[name].uses(flow))
+
+
+def modules_with(flow: str) -> tuple[str, ...]:
+    return tuple(name for name, module in MODULES.items() if module.uses(flow))
+
+
+def cli_module(role: str) -> str:
+    (name,) = (name for name, module in MODULES.items() if module.cli == role)
+    return name
+
+
+def sources_of(names: tuple[str, ...] | list[str]) -> list[str]:
+    """The rtl/ file stems these modules need, each once, dependencies first."""
+    return list(dict.fromkeys(stem for name in names for stem in MODULES[name].sources))
+
+
+@dataclass(frozen=True)
+class LintTarget:
+    module: str
+    tag: str
+    values: dict[str, int] = field(default_factory=dict)
+
+
+def lint_targets() -> list[LintTarget]:
+    """Every module at every set it is linted at: the regression's sets for a top, its own otherwise."""
+    targets = []
+    for name, module in MODULES.items():
+        if module.top:
+            targets += [LintTarget(name, p.tag, p.for_module(name)) for p in PARAM_SETS]
+        else:
+            targets += [LintTarget(name, "-".join(f"{k.lower()}{v}" for k, v in values.items()), values)
+                        for values in module.lint_sets]
+    return targets

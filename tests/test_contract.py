@@ -1,0 +1,116 @@
+"""The contract table (roofline_tb.contract) against everything it describes.
+
+For every module: its RTL file exists and Yosys reads the table's parameters and ports from
+it (names, directions, widths, order) at every set the regression uses; a top-level module
+has a bench that samples the table's coverage bins; lint covers every module; synthesis,
+proofs, bulk sweeps and the CLI cover exactly the modules the table says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from roofline_flows import mutants_yosys, prove, synth
+from roofline_tb import contract
+from roofline_tb.contract import MODULES, PARAM_SETS, TOPS, Module
+from roofline_tb.functional_coverage import expected_bins
+from roofline_tb.paths import FORMAL_DIR, REPO_ROOT, RTL_DIR, bench_dir
+from roofline_tb.runner import GATE_LEVEL_TOPS
+
+needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
+TOOL_PACKAGES = ("tb/roofline_tb", "tb/roofline_bulk", "flows/roofline_flows", "course/roofline_course", "cli/roofline_cli")
+
+
+def parameter_sets(module: Module) -> list[dict[str, int]]:
+    return [p.for_module(module.name) for p in PARAM_SETS] if module.top else list(module.lint_sets)
+
+
+def test_every_rtl_file_is_in_the_table_and_every_entry_has_its_file() -> None:
+    on_disk = {path.stem for path in RTL_DIR.glob("*.sv")}
+    assert on_disk == set(MODULES), "rtl/ and the contract table disagree"
+    for module in MODULES.values():
+        assert module.sources[-1] == module.name, f"{module.name}: its own file comes last in its sources"
+        assert set(module.sources) <= on_disk
+
+
+def test_sources_list_every_module_a_module_instantiates() -> None:
+    for module in MODULES.values():
+        text = (RTL_DIR / f"{module.name}.sv").read_text()
+        instantiated = {name for name in MODULES if name != module.name and re.search(rf"^\s*{name}\b", text, re.M)}
+        listed = set(module.sources[:-1])
+        assert instantiated <= listed, f"{module.name} instantiates {instantiated - listed}, which its sources lack"
+
+
+@pytest.mark.parametrize("top", TOPS)
+def test_every_top_has_a_bench_that_closes_with_its_coverage(top: str) -> None:
+    bench = bench_dir(top) / f"test_{top}.py"
+    assert bench.is_file(), f"{top}: no bench at {bench.relative_to(REPO_ROOT)}"
+    text = bench.read_text()
+    assert "async def functional_coverage" in text and "functional.close(" in text
+    for levels in {p.levels for p in PARAM_SETS}:
+        assert expected_bins(top, levels), f"{top}: the table gives no coverage bins"
+
+
+def yosys_module(module: Module, values: dict[str, int], folder: Path) -> dict:
+    out = folder / f"{module.name}.json"
+    files = " ".join(str(RTL_DIR / f"{stem}.sv") for stem in module.sources)
+    sets = " ".join(f"-chparam {name} {value}" for name, value in values.items())
+    script = f"read_verilog -sv {files}; hierarchy -top {module.name} {sets}; proc; write_json {out}"
+    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return next(m for name, m in json.loads(out.read_text())["modules"].items() if name.lstrip("\\$").split("$")[-1]
+                == module.name or name == module.name or name.startswith(f"$paramod\\{module.name}\\"))
+
+
+@needs_yosys
+@pytest.mark.parametrize("name", list(MODULES))
+def test_yosys_reads_the_tables_ports_from_the_rtl(name: str, tmp_path: Path) -> None:
+    module = MODULES[name]
+    defaults = yosys_module(module, {}, tmp_path)
+    declared = {k: int(v, 2) if set(v) <= {"0", "1"} else int(v) for k, v in defaults["parameter_default_values"].items()}
+    assert declared == module.parameters, f"{name}: parameters and defaults"
+    for values in parameter_sets(module):
+        ports = yosys_module(module, values, tmp_path)["ports"]
+        actual = [(port, info["direction"], len(info["bits"])) for port, info in ports.items()]
+        expected = [(port, direction, width) for port, (direction, width) in module.port_bits(values).items()]
+        assert actual == expected, f"{name} at {values}"
+
+
+def test_lint_covers_every_module_at_every_set() -> None:
+    linted = {(t.module, tuple(sorted(t.values.items()))) for t in contract.lint_targets()}
+    for module in MODULES.values():
+        for values in parameter_sets(module):
+            assert (module.name, tuple(sorted(values.items()))) in linted, f"make lint skips {module.name} at {values}"
+        assert module.top or module.lint_sets, f"{module.name}: a building block needs lint_sets"
+
+
+def test_flows_cover_what_the_table_says() -> None:
+    assert set(synth.SYNTH_TOPS) == set(contract.tops_with("synth")) == set(TOPS)
+    assert {top for top, *_ in synth.ICE40_RUNS} == {t for t in TOPS if MODULES[t].ice40}
+    assert set(GATE_LEVEL_TOPS) == set(contract.tops_with("gates"))
+    assert set(mutants_yosys.TOPS) == set(contract.tops_with("mutants"))
+    harnesses = {prop.top for prop in prove.PROPERTIES}
+    proved = {name for name in MODULES for harness in harnesses
+              if re.search(rf"^\s*{name}\b", (FORMAL_DIR / f"{harness}.sv").read_text(), re.M)}
+    assert proved == set(contract.modules_with("prove")), "make prove's properties and the table disagree"
+    assert contract.cli_module("rates") in TOPS and contract.cli_module("counts") in TOPS
+
+
+def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
+    """Module names in quotes appear in the contract table only; so do port names, outside the
+    harness (whose checkers read and report the ports by name)."""
+    names = "|".join(MODULES)
+    ports = "|".join({port.name for module in MODULES.values() for port in module.ports})
+    for package in TOOL_PACKAGES:
+        quoted = re.compile(rf"[\"']({names}{'' if package.startswith('tb/') else '|' + ports})[\"']")
+        for path in (REPO_ROOT / package).glob("*.py"):
+            if path.name == "contract.py":
+                continue
+            found = quoted.findall(path.read_text())
+            assert not found, f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}: take them from the contract table"
