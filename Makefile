@@ -55,7 +55,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
 
-.PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage grade check \
+.PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator
 
 help:
@@ -70,6 +70,7 @@ help:
 	@echo "  make synth      Yosys synthesis (generic and iCE40 with nextpnr): cells, LUTs, FFs, DSPs, Fmax"
 	@echo "  make prove      SAT proofs of the RTL's properties and of pipeline equivalence (Yosys)"
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
+	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    the hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each must die"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
@@ -141,6 +142,9 @@ coverage:
 
 mutants: prereqs $(STAMP)
 	@$(VPY) -m roofline_flows.mutants $(MUTANT_ARGS)
+
+docs: prereqs $(STAMP)
+	@$(VPY) -m roofline_flows.docs
 
 report: prereqs $(STAMP)
 	@$(VPY) -m roofline_flows.report

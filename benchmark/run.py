@@ -33,6 +33,7 @@ import numpy as np
 
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
+from roofline_flows.docs import benchmark_table
 from roofline_golden import QFormat, vector
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet
@@ -149,35 +150,6 @@ def run(sizes: list[int], repeats: int, full: bool) -> list[Measurement]:
     return results
 
 
-def table(results: list[Measurement]) -> str:
-    lines = [
-        "| path | simulator | N | seconds | verified vectors/s | one-time s |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for m in results:
-        lines.append(
-            f"| {m.path} | {m.simulator} | {m.n:,} | {m.seconds:.4f} | {m.vectors_per_s:,.0f} | {m.one_time_s:.1f} |"
-        )
-    return "\n".join(lines)
-
-
-def ratios(results: list[Measurement]) -> list[str]:
-    """The ratios the project's targets are stated in, at the largest N measured for each pair."""
-    best = {(m.path, m.simulator): m for m in sorted(results, key=lambda m: m.n)}
-    lines = []
-    for sim in ("verilator", "icarus"):
-        bulk_m, per_m = best.get(("bulk", sim)), best.get(("per-vector", sim))
-        if bulk_m and per_m:
-            lines.append(
-                f"bulk / per-vector on {sim}: {bulk_m.vectors_per_s / per_m.vectors_per_s:.1f}x "
-                f"(bulk at N={bulk_m.n:,}, per-vector at N={per_m.n:,})"
-            )
-    native_m, bulk_v = best.get(("native", "verilator")), best.get(("bulk", "verilator"))
-    if native_m and bulk_v and native_m.n == bulk_v.n:
-        lines.append(f"native / bulk on verilator at N={bulk_v.n:,}: {native_m.vectors_per_s / bulk_v.vectors_per_s:.1f}x")
-    return lines
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make benchmark", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -197,18 +169,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ToolError, RuntimeError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1
-    print()
-    print(table(results))
-    print()
-    for line in ratios(results):
-        print(line)
     document = {
-        "command": "make bench" + ("" if argv is None else " " + " ".join(argv)),
+        "command": "make benchmark" + ("" if argv is None else " " + " ".join(argv)),
         "format": FMT.name,
         "repeats": args.repeats,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "results": [asdict(m) for m in results],
     }
+    print("\n" + benchmark_table(document))
     RESULTS.write_text(json.dumps(document, indent=2) + "\n")
     print(f"\nwrote {RESULTS.relative_to(REPO_ROOT)}")
     return 0

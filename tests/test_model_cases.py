@@ -95,9 +95,9 @@ def test_ridge_is_peak_over_bandwidth() -> None:
         exact.ridge(100, 0)
 
 
-def test_readme_case_table_is_generated_from_the_data_file() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert cases.markdown_table("document") in readme, "regenerate: python -m roofline_golden.cases"
+def test_the_docs_case_table_is_generated_from_the_data_file() -> None:
+    design = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
+    assert cases.markdown_table("document") in design, "regenerate: make docs"
 
 
 def test_unrepresentable_cases_are_skipped_with_a_reason() -> None:

@@ -72,7 +72,7 @@ def synth_section() -> str:
     if not results.exists():
         return "<p>No synthesis results: <code>make synth</code>.</p>"
     rows = ""
-    for r in json.loads(results.read_text()):
+    for r in json.loads(results.read_text())["runs"]:
         cells = r["cells"]
         luts = cells.get("SB_LUT4", cells.get("total", 0))
         fmax = f"{r['fmax_mhz']:.1f}" if r.get("fmax_mhz") else ""

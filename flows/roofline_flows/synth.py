@@ -26,6 +26,7 @@ from roofline_tb.sources import rtl_sources
 from roofline_tb.tools import ToolError, require
 
 SYNTH_DIR = BUILD_ROOT / "synth"
+PLACER_SEED = 1
 RESULTS = SYNTH_DIR / "results.json"
 SYNTH_TOPS = tops_with("synth")
 # Yosys warnings that say nothing about the design; any other warning fails the run.
@@ -80,6 +81,7 @@ class Outcome:
     cells: dict[str, int]
     fmax_mhz: float | None = None
     problem: str = ""
+    seed: int | None = None  # nextpnr's placer seed (iCE40 runs)
 
 
 def run_yosys(script: str, log: Path) -> tuple[bool, str]:
@@ -139,17 +141,17 @@ def ice40(top: str, label: str, p: ParamSet, device: str, folder: Path, files: s
     package = {"hx8k": "ct256", "up5k": "sg48"}[device]
     pnr = subprocess.run(
         ["nextpnr-ice40", f"--{device}", "--package", package, "--json", str(netlist), "--freq", str(freq),
-         "--pcf-allow-unconstrained", "--timing-allow-fail", "--seed", "1", "--report", str(report)],
+         "--pcf-allow-unconstrained", "--timing-allow-fail", "--seed", str(PLACER_SEED), "--report", str(report)],
         capture_output=True, text=True,
     )
     seconds = time.monotonic() - started
     (folder / f"nextpnr-{top}-{label}-{device}.log").write_text(pnr.stdout + pnr.stderr)
     if pnr.returncode or not report.exists():
         reason = next((line for line in pnr.stderr.splitlines() if "ERROR" in line), "nextpnr failed")
-        return Outcome(label, top, p, device, False, seconds, cells, problem=reason)
+        return Outcome(label, top, p, device, False, seconds, cells, problem=reason, seed=PLACER_SEED)
     fmax = json.loads(report.read_text()).get("fmax", {})
     achieved = min((clock["achieved"] for clock in fmax.values()), default=None)
-    return Outcome(label, top, p, device, True, seconds, cells, achieved)
+    return Outcome(label, top, p, device, True, seconds, cells, achieved, seed=PLACER_SEED)
 
 
 def lut_count(cells: dict[str, int]) -> int:
@@ -179,19 +181,46 @@ def describe(p: ParamSet, top: str) -> str:
 
 
 def table(outcomes: list[Outcome]) -> list[str]:
-    lines = ["| module | parameters | flow | cells / LUT4 | carry | FF | DSP | Fmax MHz |"]
-    lines.append("|---|---|---|---:|---:|---:|---:|---:|")
+    lines = ["| module | parameters | flow | seed | cells / LUT4 | carry | FF | DSP | Fmax MHz |"]
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for o in outcomes:
+        seed = "" if o.seed is None else str(o.seed)
         if not o.ok:
-            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | {o.flow} | FAILED: {o.problem[:60]} | | | | |")
+            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | {o.flow} | {seed} | FAILED: {o.problem[:60]} | | | | |")
         elif o.flow == "generic":
-            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | generic | {o.cells.get('total', 0):,} | | "
+            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | generic | | {o.cells.get('total', 0):,} | | "
                          f"{sum(v for k, v in o.cells.items() if 'DFF' in k):,} | | |")
         else:
             fmax = f"{o.fmax_mhz:.1f}" if o.fmax_mhz is not None else "-"
-            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | iCE40 {o.flow.upper()} | {lut_count(o.cells):,} | "
-                         f"{o.cells.get('SB_CARRY', 0):,} | {ff_count(o.cells):,} | {o.cells.get('SB_MAC16', 0)} | {fmax} |")
+            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | iCE40 {o.flow.upper()} | {seed} | "
+                         f"{lut_count(o.cells):,} | {o.cells.get('SB_CARRY', 0):,} | {ff_count(o.cells):,} | "
+                         f"{o.cells.get('SB_MAC16', 0)} | {fmax} |")
     return lines
+
+
+def tool_versions() -> dict[str, str]:
+    """The first line each tool prints of its version, recorded with every result."""
+    versions = {}
+    for tool in ("yosys", "nextpnr-ice40"):
+        try:
+            run = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30)
+            versions[tool] = (run.stdout or run.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            versions[tool] = "not found"
+    return versions
+
+
+def write_results(path: Path, outcomes: list[Outcome], complete: bool) -> None:
+    """complete: every run of make synth on the project's own RTL (what the docs' table may show)."""
+    runs = [{**o.__dict__, "param_set": o.param_set.__dict__} for o in outcomes]
+    document = {"complete": complete, "tools": tool_versions(), "runs": runs}
+    path.write_text(json.dumps(document, indent=2) + "\n")
+
+
+def load_results(path: Path) -> tuple[dict, list[Outcome]]:
+    document = json.loads(path.read_text())
+    outcomes = [Outcome(**{**run, "param_set": ParamSet(**run["param_set"])}) for run in document["runs"]]
+    return document, outcomes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{outcome.seconds:5.1f} s  {status}", flush=True)
     print()
     print("\n".join(table(outcomes)))
-    RESULTS.write_text(json.dumps([{**o.__dict__, "param_set": o.param_set.__dict__} for o in outcomes], indent=2) + "\n")
+    write_results(RESULTS, outcomes, complete=not (args.only or args.rtl or args.no_ice40))
     failed = [o for o in outcomes if not o.ok]
     print(f"\nmake synth: {len(outcomes) - len(failed)} runs ok, {len(failed)} failed; results: {RESULTS.relative_to(REPO_ROOT)}")
     return 1 if failed else 0

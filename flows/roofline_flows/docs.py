@@ -1,0 +1,129 @@
+"""`make docs`: the tables in docs/ regenerated from their sources, never pasted.
+
+A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->`. The
+sources: the contract table (modules), model/roofline_golden/cases.toml (cases),
+benchmark/results.json (benchmark) and flows/results/synth.json (synthesis). `make docs` first
+copies a complete `make synth` result (build/synth/results.json) to flows/results/synth.json.
+`--check` changes nothing and exits 1 when a block is stale; the regression runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from roofline_golden import cases
+from roofline_tb.contract import MODULES
+from roofline_tb.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
+
+from . import synth
+
+DOCS_DIR = REPO_ROOT / "docs"
+BENCHMARK_RESULTS = REPO_ROOT / "benchmark" / "results.json"
+SYNTH_RESULTS = FLOWS_DIR / "results" / "synth.json"
+BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
+
+
+def modules_table() -> str:
+    rows = ["| module | kind | parameters (defaults) | ports (width) |", "|---|---|---|---|"]
+    for module in MODULES.values():
+        parameters = ", ".join(f"{name}={value}" for name, value in module.parameters.items())
+        ports = ", ".join(f"`{port.name}`" + ("" if port.width == "1" else f" [{port.width}]")
+                          for port in module.ports if port.name not in ("clk_i", "rst_ni"))
+        kind = "sequential" if module.clocked else "combinational"
+        kind += "" if module.top else ", building block"
+        rows.append(f"| `{module.name}` | {kind} | {parameters} | {ports or '(none)'} |")
+    return "\n".join(rows)
+
+
+def benchmark_table(document: dict) -> str:
+    results = document["results"]
+    lines = ["| path | simulator | N | seconds | verified vectors/s | one-time s |", "|---|---|---:|---:|---:|---:|"]
+    lines += [f"| {m['path']} | {m['simulator']} | {m['n']:,} | {m['seconds']:.4f} | {m['vectors_per_s']:,.0f} | "
+              f"{m['one_time_s']:.1f} |" for m in results]
+    lines += ["", *(f"- {line}" for line in benchmark_ratios(results))]
+    machine = document.get("machine", {})
+    lines += ["", f"From `{document.get('command', 'make benchmark')}`: {document.get('repeats', '?')} repeats, medians, "
+              f"{machine.get('cpus', '?')} CPUs, Python {machine.get('python', '?')}."]
+    return "\n".join(lines)
+
+
+def benchmark_ratios(results: list[dict]) -> list[str]:
+    """The ratios the project's targets are stated in, at the largest N measured for each pair."""
+    best = {(m["path"], m["simulator"]): m for m in sorted(results, key=lambda m: m["n"])}
+    lines = []
+    for sim in ("verilator", "icarus"):
+        bulk, per_vector = best.get(("bulk", sim)), best.get(("per-vector", sim))
+        if bulk and per_vector:
+            lines.append(f"bulk / per-vector on {sim}: {bulk['vectors_per_s'] / per_vector['vectors_per_s']:.1f}x "
+                         f"(bulk at N={bulk['n']:,}, per-vector at N={per_vector['n']:,})")
+    native, bulk = best.get(("native", "verilator")), best.get(("bulk", "verilator"))
+    if native and bulk and native["n"] == bulk["n"]:
+        lines.append(f"native / bulk on verilator at N={bulk['n']:,}: {native['vectors_per_s'] / bulk['vectors_per_s']:.1f}x")
+    return lines
+
+
+def synthesis_table() -> str:
+    if not SYNTH_RESULTS.exists():
+        return f"(no results yet: run `make synth`, then `make docs`, which copies them to `{shown(SYNTH_RESULTS)}`)"
+    document, outcomes = synth.load_results(SYNTH_RESULTS)
+    tools = "; ".join(f"{name}: {version}" for name, version in document.get("tools", {}).items())
+    return "\n".join([*synth.table(outcomes), "", f"Tools: {tools}."])
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "modules": modules_table,
+    "cases": lambda: cases.markdown_table("document"),
+    "benchmark": lambda: benchmark_table(json.loads(BENCHMARK_RESULTS.read_text())),
+    "synthesis": synthesis_table,
+}
+
+
+def regenerate(text: str, where: Path) -> str:
+    def fill(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in GENERATORS:
+            raise SystemExit(f"error: {shown(where)}: unknown generated block {name!r} (known: {', '.join(GENERATORS)})")
+        return f"{match[1]}{GENERATORS[name]()}\n{match[4]}"
+
+    return BLOCK.sub(fill, text)
+
+
+def refresh_synth_results() -> bool:
+    fresh = BUILD_ROOT / "synth" / "results.json"
+    if fresh.exists() and json.loads(fresh.read_text()).get("complete"):
+        SYNTH_RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fresh, SYNTH_RESULTS)
+        return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make docs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated block is stale")
+    args = parser.parse_args(argv)
+    if not args.check and refresh_synth_results():
+        print(f"docs: synthesis results from {shown(BUILD_ROOT / 'synth' / 'results.json')}")
+    stale = []
+    for page in sorted(DOCS_DIR.glob("*.md")):
+        text = page.read_text()
+        updated = regenerate(text, page)
+        if updated != text:
+            stale.append(shown(page))
+            if not args.check:
+                page.write_text(updated)
+    if args.check and stale:
+        print(f"docs: generated tables are stale in {', '.join(stale)}: run make docs", file=sys.stderr)
+        return 1
+    print(f"docs: {'stale: ' + ', '.join(stale) if stale else 'every generated table is current'}"
+          + (" (rewritten)" if stale and not args.check else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
