@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,25 @@ def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
                 continue
             found = quoted.findall(path.read_text())
             assert not found, f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}: take them from the contract table"
+
+
+def test_flows_grading_and_the_cli_import_no_simulator_library() -> None:
+    """Only the code that runs a simulation imports cocotb or cocotb-test."""
+    modules = ["roofline_tb.contract", "roofline_tb.paths", "roofline_tb.config", "roofline_bulk.config",
+               "roofline_flows.lint", "roofline_flows.synth", "roofline_flows.prove", "roofline_flows.report",
+               "roofline_flows.docs", "roofline_course.labs", "roofline_course.precheck", "roofline_course.grade",
+               "roofline_course.grade_all", "roofline_cli.main"]
+    probe = (f"import sys\nfor name in {modules!r}: __import__(name)\n"
+             "print(sorted({m.split('.')[0] for m in sys.modules} & {'cocotb', 'cocotb_test'}))")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]", f"a simulator library was imported: {run.stdout}"
+
+
+@pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
+def test_the_parameter_guard_names_the_rule() -> None:
+    module = MODULES["roofline_attainable"]
+    files = [str(RTL_DIR / f"{stem}.sv") for stem in module.sources]
+    run = subprocess.run(["iverilog", "-g2012", "-o", "/dev/null", "-s", module.name, f"-P{module.name}.FRAC_BITS=0", *files],
+                         capture_output=True, text=True)
+    assert run.returncode != 0 and "ERROR_roofline_FRAC_BITS_must_be_at_least_1" in run.stdout + run.stderr

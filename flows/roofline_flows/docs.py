@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from roofline_golden import cases
-from roofline_tb.contract import MODULES
+from roofline_tb.contract import CLOCK_PORTS, MODULES
 from roofline_tb.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
 
 from . import synth
@@ -34,7 +34,7 @@ def modules_table() -> str:
     for module in MODULES.values():
         parameters = ", ".join(f"{name}={value}" for name, value in module.parameters.items())
         ports = ", ".join(f"`{port.name}`" + ("" if port.width == "1" else f" [{port.width}]")
-                          for port in module.ports if port.name not in ("clk_i", "rst_ni"))
+                          for port in module.ports if port.name not in CLOCK_PORTS)
         kind = "sequential" if module.clocked else "combinational"
         kind += "" if module.top else ", building block"
         rows.append(f"| `{module.name}` | {kind} | {parameters} | {ports or '(none)'} |")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_golden import QFormat
 from roofline_golden.cases import Params
+from roofline_tb.config import decode, encode
 from roofline_tb.contract import MODULES, ParamSet, tops_with
 
 from .replay import load_replay
@@ -98,43 +99,11 @@ class SweepConfig:
         return random_range(self.seed, start, stop, self.fmt, self.levels)
 
     def to_env(self) -> dict[str, str]:
-        env = {
-            "ROOFLINE_TOP": self.top,
-            "ROOFLINE_SIM": self.sim,
-            "ROOFLINE_INT_BITS": str(self.param_set.int_bits),
-            "ROOFLINE_FRAC_BITS": str(self.param_set.frac_bits),
-            "ROOFLINE_LEVELS": str(self.param_set.levels),
-            "ROOFLINE_SEED": str(self.seed),
-            "ROOFLINE_SWEEP": str(self.count),
-            "ROOFLINE_MODE": self.mode,
-            "ROOFLINE_SHARD": str(self.shard),
-            "ROOFLINE_LANES": str(self.lanes),
-            "ROOFLINE_BATCH": str(self.batch),
-            "ROOFLINE_OUT_DIR": self.out_dir,
-        }
-        optional = {"ROOFLINE_ONLY": self.only, "ROOFLINE_REPLAY": self.replay, "ROOFLINE_RTL": self.rtl}
-        env.update({name: str(value) for name, value in optional.items() if value is not None})
-        return env
+        return encode(self)
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> SweepConfig:
-        env = dict(os.environ if env is None else env)
-        only = env.get("ROOFLINE_ONLY")
-        return cls(
-            top=env["ROOFLINE_TOP"],
-            sim=env["ROOFLINE_SIM"],
-            param_set=ParamSet(int(env["ROOFLINE_INT_BITS"]), int(env["ROOFLINE_FRAC_BITS"]), int(env["ROOFLINE_LEVELS"])),
-            seed=int(env["ROOFLINE_SEED"]),
-            count=int(env["ROOFLINE_SWEEP"]),
-            mode=env.get("ROOFLINE_MODE", "random"),
-            shard=Shard.parse(env.get("ROOFLINE_SHARD")),
-            lanes=int(env.get("ROOFLINE_LANES", "8")),
-            batch=int(env.get("ROOFLINE_BATCH", str(DEFAULT_BATCH))),
-            only=int(only) if only else None,
-            replay=env.get("ROOFLINE_REPLAY") or None,
-            rtl=env.get("ROOFLINE_RTL") or None,
-            out_dir=env.get("ROOFLINE_OUT_DIR", "."),
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> SweepConfig:
+        return decode(cls, env)
 
     def rerun_command(self, only: int | None = None) -> str:
         target = {"random": "sweep", "exhaustive": "exhaustive", "replay": "sweep"}[self.mode]

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from roofline_golden.cases import Params
 
 from .contract import ParamSet
 
 SIMS = ("icarus", "verilator")
+CONFIG_VARIABLE = "ROOFLINE_CONFIG"  # a run's settings, as JSON, for the simulator process
+T = TypeVar("T")
 DEFAULT_SWEEP = 1000
 
 
@@ -29,44 +36,11 @@ class BenchConfig:
         return self.param_set.params
 
     def to_env(self) -> dict[str, str]:
-        env = {
-            "ROOFLINE_TOP": self.top,
-            "ROOFLINE_SIM": self.sim,
-            "ROOFLINE_INT_BITS": str(self.param_set.int_bits),
-            "ROOFLINE_FRAC_BITS": str(self.param_set.frac_bits),
-            "ROOFLINE_LEVELS": str(self.param_set.levels),
-            "ROOFLINE_COUNT_BITS": str(self.param_set.count_bits),
-            "ROOFLINE_MUL_STAGES": str(self.param_set.mul_stages),
-            "ROOFLINE_SEED": str(self.seed),
-            "ROOFLINE_SWEEP": str(self.sweep),
-        }
-        if self.only is not None:
-            env["ROOFLINE_ONLY"] = self.only
-        if self.rtl:
-            env["ROOFLINE_RTL"] = self.rtl
-        if self.gates:
-            env["ROOFLINE_GATES"] = "1"
-        return env
+        return encode(self)
 
     @classmethod
-    def from_env(cls) -> BenchConfig:
-        env = os.environ
-        return cls(
-            top=env["ROOFLINE_TOP"],
-            sim=env["ROOFLINE_SIM"],
-            param_set=ParamSet(
-                int(env["ROOFLINE_INT_BITS"]),
-                int(env["ROOFLINE_FRAC_BITS"]),
-                int(env["ROOFLINE_LEVELS"]),
-                int(env["ROOFLINE_COUNT_BITS"]),
-                int(env.get("ROOFLINE_MUL_STAGES", "1")),
-            ),
-            seed=int(env["ROOFLINE_SEED"]),
-            sweep=int(env.get("ROOFLINE_SWEEP", DEFAULT_SWEEP)),
-            only=env.get("ROOFLINE_ONLY") or None,
-            rtl=env.get("ROOFLINE_RTL") or None,
-            gates=env.get("ROOFLINE_GATES") == "1",
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> BenchConfig:
+        return decode(cls, env)
 
     def rerun_command(self, test: str | None, only: str | int | None = None) -> str:
         """One command that reruns exactly this test (every test when None; with `only`, one vector or case)."""
@@ -82,3 +56,23 @@ class BenchConfig:
         if self.gates:
             words.append("GATES=1")
         return " ".join(words)
+
+
+def encode(cfg: Any) -> dict[str, str]:
+    """A run's settings (a dataclass, nested ones included) as one environment variable."""
+    return {CONFIG_VARIABLE: json.dumps(dataclasses.asdict(cfg))}
+
+
+def decode(cls: type[T], env: Mapping[str, str] | None = None) -> T:
+    """The settings `encode` wrote, read in the simulator process."""
+    return _build(cls, json.loads((os.environ if env is None else env)[CONFIG_VARIABLE]))
+
+
+def _build(cls: type[T], data: dict[str, Any]) -> T:
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        kind = hints[field.name]
+        value = data[field.name]
+        values[field.name] = _build(kind, value) if dataclasses.is_dataclass(kind) else value
+    return cls(**values)
