@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from roofline_tb.contract import lint_targets
 from roofline_tb.paths import REPO_ROOT
@@ -50,9 +51,10 @@ def main() -> int:
         return 2
     for problem in problems:
         print(problem)
-    ruff = shutil.which("ruff")
+    ruff = shutil.which("ruff") or shutil.which("ruff", path=str(Path(sys.executable).parent))
     if ruff is None:
         problems.append("ruff not found: pip install ruff (make lint installs it into .venv)")
+        print(problems[-1])
     else:
         print("lint: ruff check")
         if subprocess.run([ruff, "check", str(REPO_ROOT)]).returncode:
