@@ -1,13 +1,19 @@
-"""One graded group, run in its own process so that a hung design can be killed with its simulator.
+"""One graded group, run inside the sandbox: `python -m roofline_course.grade_job < job.json`.
 
-The grader writes a job file (JSON), runs `python -m roofline_tb.grade_job JOB OUT`, and reads
-OUT; when the process outlives its time, the grader kills its whole process group.
+It builds and runs the group's cocotb tests on the staged submission (/submission) in the
+sandbox's /run, streams the simulator's output to stdout (which the grader keeps, capped), and
+writes its result as JSON to the pipe named by ROOFLINE_RESULT_FD, which the simulator does
+not inherit. cocotb writes its results under a random name the design cannot guess, and a
+simulator that stops abnormally (a crash, a signal, a limit) fails the group whatever files it
+left behind.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -15,7 +21,12 @@ from pathlib import Path
 from roofline_flows.synth import ff_count, ice40, lut_count
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet
-from roofline_tb.runner import exact_build, run_build
+from roofline_tb.runner import SimulatorStopped, exact_build, run_build
+
+from .sandbox import RESULT_FD_VARIABLE
+
+WORK = Path("/run")
+LOG_LIMIT = 8 << 20
 
 
 def run_sim(job: dict) -> dict:
@@ -24,22 +35,28 @@ def run_sim(job: dict) -> dict:
     build = exact_build(cfg, [Path(f) for f in job["files"]], Path(job["folder"]))
     testcase = r"(^|\.)(" + "|".join(job["tests"]) + ")$"  # cocotb matches "module.test"
     try:
-        result = run_build(build, testcase=testcase, quiet=True)
-    except SystemExit:
-        log = Path(job["folder"]) / "sim.log"
-        return {"error": f"the simulator could not build or run the design (log: {log})"}
-    log = Path(job["folder"]) / "sim.log"
-    failures = list(result.failures)
-    stop = simulator_stop(log)
-    if stop and failures:
-        failures[0] = f"{failures[0]}\n\n{stop}"
-    return {"passed": result.passed, "failures": failures, "log": str(log)}
+        result = run_build(build, testcase=testcase, log_stream=sys.stdout, log_limit=LOG_LIMIT,
+                           results_name=f"results-{secrets.token_hex(16)}.xml")
+    except SimulatorStopped as stop:
+        return {"stopped": _why_stopped(str(stop))}
+    return {"passed": result.passed, "failures": list(result.failures)}
 
 
-def simulator_stop(log: Path) -> str:
+def _why_stopped(message: str) -> str:
+    if match := re.search(r"terminated with error (-?\d+)", message):
+        code = int(match[1])
+        signals = {-9: "was killed (a time or memory limit)", -11: "crashed (segmentation fault: deep recursion?)",
+                   -25: "wrote a file larger than the limit", -24: "used more CPU time than the limit",
+                   -6: "aborted"}
+        return f"the simulator {signals.get(code, f'stopped with status {code}')}"
+    if "results file not found" in message:
+        return "the simulator stopped before it finished the tests"
+    return "the design could not be built for simulation (see the log)"
+
+
+def simulator_stop(log_text: str) -> str:
     """Why the simulator itself stopped, when its log says: Verilator names a combinational loop."""
-    text = log.read_text(errors="replace") if log.exists() else ""
-    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", text)
+    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", log_text)
     if match:
         return (f"the simulator stopped: the logic did not settle ({Path(match[1]).name}:{match[2]}): a "
                 "combinational loop, a signal that depends on itself through assign or always @*")
@@ -53,24 +70,25 @@ def run_synthesis(job: dict) -> dict:
     p = ParamSet(**job["param_set"])
     folder = Path(job["folder"])
     folder.mkdir(parents=True, exist_ok=True)
-    outcome = ice40(job["top"], "grade", p, job["device"], folder, " ".join(job["files"]), freq=50)
+    outcome = ice40(job["top"], "grade", p, job["device"], folder, " ".join(f'"{f}"' for f in job["files"]), freq=50)
     if not outcome.ok:
-        return {"error": f"synthesis failed: {outcome.problem}"}
+        return {"error": f"synthesis failed: {outcome.problem.replace('/submission/', '')}"}
     return {"fmax_mhz": outcome.fmax_mhz, "luts": lut_count(outcome.cells), "ffs": ff_count(outcome.cells),
             "cells": outcome.cells}
 
 
-def main(argv: list[str]) -> int:
-    job_file, out_file = Path(argv[0]), Path(argv[1])
-    job = json.loads(job_file.read_text())
+def main() -> int:
+    result_fd = int(os.environ[RESULT_FD_VARIABLE])
+    os.set_inheritable(result_fd, False)  # the simulator this process starts must not hold it
+    job = json.loads(sys.stdin.read())
     try:
         result = run_sim(job) if job["kind"] == "sim" else run_synthesis(job)
     except Exception as problem:  # noqa: BLE001 - a crash is reported as this group's result, never lost
         result = {"error": f"the grader could not run this group: {type(problem).__name__}: {problem}"}
-    out_file.write_text(json.dumps(result))
+    with os.fdopen(result_fd, "w") as channel:
+        channel.write(json.dumps(result))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
-
+    sys.exit(main())

@@ -17,6 +17,10 @@ from roofline_tb.contract import ParamSet, tops_with
 from roofline_tb.paths import LABS_DIR, bench_dir
 
 KINDS = ("sim", "synthesis")
+# How a simulation group turns its tests into marks. "proportional" (the default): each test
+# counts equally, and a test earns the share of its vectors or cases that passed; a test that
+# stopped without a count earns nothing. "all-or-nothing": the group scores only when every test passes.
+SCORING = ("proportional", "all-or-nothing")
 DEVICES = ("hx8k", "up5k")
 
 
@@ -38,7 +42,8 @@ class Group:
     device: str = "hx8k"
     min_fmax_mhz: float = 0.0
     requires: tuple[str, ...] = ()  # groups that must pass in full before this one scores
-    hint: str = ""  # shown when the group loses marks
+    hint: str = ""  # shown when the group loses marks and no hint fits the kind of failure
+    scoring: str = "proportional"  # or "all-or-nothing": see SCORING
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,9 @@ def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
         missing = set(tests) - bench_tests(top) if tests else {"(none listed)"}
         if missing:
             raise LabError(f"{where}: group {name!r} names tests the {top} bench lacks: {', '.join(sorted(missing))}")
+    scoring = entry.get("scoring", "proportional")
+    if scoring not in SCORING:
+        raise LabError(f"{where}: group {name!r} has scoring {scoring!r}; use one of {', '.join(SCORING)}")
     device = entry.get("device", "hx8k")
     if device not in DEVICES:
         raise LabError(f"{where}: group {name!r} has device {device!r}; use one of {', '.join(DEVICES)}")
@@ -100,7 +108,7 @@ def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
         name=name, weight=weight, hidden=hidden, covers=str(need("covers")), param_set=ParamSet(**params),
         kind=kind, tests=tests, seed=int(entry.get("seed", 1)), sweep=int(entry.get("sweep", 1000)),
         device=device, min_fmax_mhz=float(entry.get("min_fmax_mhz", 0.0)), requires=tuple(entry.get("requires", ())),
-        hint=str(entry.get("hint", "")),
+        hint=str(entry.get("hint", "")), scoring=scoring,
     )
 
 

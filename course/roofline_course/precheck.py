@@ -1,7 +1,9 @@
-"""Before any test: are the files there, does the design compile, are the ports the contract's?
+"""Before any test: the files, the compile, the calls the design makes, and the ports.
 
-Each problem comes back as a few lines a student can act on: the file and line of a compile
-error, the name of a missing port, the width a port has against the width it should have.
+Every step runs in the sandbox on the staged submission. Each problem comes back as a few
+lines a student can act on: the file and line of a compile error (quoting only the student's
+own files), the system call a design module makes, a missing port, or the width a port has
+against the width it should have.
 """
 
 from __future__ import annotations
@@ -9,34 +11,44 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_tb.contract import MODULES, ParamSet
-from roofline_tb.sources import DropInError, drop_in_files
+
+from . import sandbox
+from .intake import IntakeError, Submission, modules_in, select_design, stage, strip_comments
 
 MAX_ERRORS = 5
-COMPILE_TIMEOUT_S = 60
+STEP_TIMEOUT_S = 60
+INSIDE = Path("/submission")
 # iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
-MODULE_DECL = re.compile(r"^\s*module\s+(\w+)", re.MULTILINE)
-# System tasks a synthesizable design has no use for; some touch files or the grading machine.
-SIMULATION_ONLY = re.compile(
-    r"\$(system|fopen|fwrite|fdisplay|fclose|readmem[bh]|writemem[bh]|display|monitor|finish|stop|random|urandom)\b"
-)
+SYSTEM_CALL = re.compile(r"\$[A-Za-z_][\w$]*")
+# Calls that reach files, the shell or C code: the contract allows none in a design, and they
+# could touch the grading machine. Elaboration checks ($error, $fatal, ...) and $display are fine.
+SIDE_EFFECTS = re.compile(r"\$(system|c|f(?!inish$|atal$)\w*|s?readmem\w*|writemem\w*|dump\w*|value\$plusargs|test\$plusargs)$")
+ELABORATION_CHECKS = {"$error", "$fatal", "$warning", "$info", "$clog2", "$bits", "$signed", "$unsigned", "$size",
+                      "$high", "$low", "$left", "$right", "$countones", "$onehot", "$onehot0", "$isunknown"}
+DPI_IMPORT = re.compile(r'\bimport\s+"DPI')
+STAGES = {"files": "no files", "compile": "compile error", "forbidden": "forbidden call", "ports": "port mismatch",
+          "resources": "resource limit"}
 
 
 @dataclass
 class Precheck:
-    stage: str  # "files", "compile", "forbidden" (a $system call...), "ports" when it failed there, else "ok"
+    stage: str  # a key of STAGES when it failed there, else "ok"
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
+    submission: Submission | None = None
 
     @property
     def ok(self) -> bool:
         return self.stage == "ok"
+
+    @property
+    def files(self) -> list[Path]:
+        return self.submission.files if self.submission else []
 
 
 def expected_parameters(top: str, p: ParamSet) -> dict[str, int]:
@@ -48,32 +60,39 @@ def expected_ports(top: str, p: ParamSet) -> dict[str, tuple[str, int]]:
     return MODULES[top].port_bits(p.for_module(top))
 
 
-def find_files(rtl: str) -> tuple[list[Path], str | None]:
-    try:
-        return drop_in_files(rtl), None
-    except DropInError as problem:
-        return [], str(problem)
+def inside(submission: Submission, path: Path) -> str:
+    return str(INSIDE / submission.relative(path))
 
 
-def summarize_compile_errors(output: str, root: Path) -> list[str]:
-    """The first few errors as 'file:line: message', paths relative to the submission."""
+def shown_name(submission: Submission, reported: str) -> tuple[str, Path | None]:
+    """How a file an error names is shown, and its staged copy when it is one of the student's."""
+    path = Path(reported)
+    if path.is_relative_to(INSIDE):
+        staged = submission.root / path.relative_to(INSIDE)
+        if staged.is_file() and staged.resolve().is_relative_to(submission.root.resolve()):
+            return str(path.relative_to(INSIDE)), staged
+    return f"{path.name} (not one of your files)", None
+
+
+def summarize_compile_errors(output: str, submission: Submission) -> list[str]:
+    """The first few errors as 'file:line: message'; a line is quoted only from the student's own files."""
     errors = []
     for line in output.splitlines():
         if match := ERROR_LINE.match(line.strip()):
-            path = Path(match["file"])
-            shown = path.relative_to(root) if path.is_absolute() and path.is_relative_to(root) else path.name
-            where = f"{shown}:{match['line']}"
-            quoted = "" if any(e.startswith(where + ":") for e in errors) else _source_line(path, int(match["line"]))
+            name, staged = shown_name(submission, match["file"])
+            where = f"{name}:{match['line']}"
+            quoted = "" if staged is None or any(e.startswith(where + ":") for e in errors) else _source_line(
+                staged, int(match["line"]))
             errors.append(f"{where}: {match['what']}{quoted}")
     if not errors:
-        errors = [line.strip() for line in output.splitlines() if line.strip()][:MAX_ERRORS] or ["(no message)"]
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        errors = [line.replace(str(INSIDE) + "/", "") for line in lines][:MAX_ERRORS] or ["(no message)"]
     unique = list(dict.fromkeys(errors))
     extra = len(unique) - MAX_ERRORS
     return unique[:MAX_ERRORS] + ([f"... and {extra} more"] if extra > 0 else [])
 
 
 def _source_line(path: Path, number: int) -> str:
-    """The offending line itself, so the student sees it without opening the file."""
     try:
         text = path.read_text(errors="replace").splitlines()[number - 1].strip()
     except (OSError, IndexError):
@@ -81,74 +100,117 @@ def _source_line(path: Path, number: int) -> str:
     return f"\n      | {text[:100]}" if text else ""
 
 
-SIDE_EFFECT = re.compile(r": \$(system|fopen|fwrite|fdisplay|fclose|writemem[bh]) is")
+def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) -> str | None:
+    if outcome.timed_out:
+        return f"{what} did not finish within {STEP_TIMEOUT_S} s (a runaway generate loop or a huge memory?)"
+    if outcome.crashed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
+            or "out of memory" in outcome.stderr.lower():
+        return (f"{what} ran out of its limits ({limits.memory_mib} MiB of memory, {limits.output_mib} MiB of "
+                "output): a very large memory, a huge generate loop, or a flood of messages?")
+    return None
 
 
-def simulation_only_calls(files: list[Path], root: Path) -> list[str]:
-    """Warnings for system tasks the contract rules out: not synthesizable, and not the grader's business."""
+def compile_check(top: str, submission: Submission, run: Runner) -> tuple[str, list[str]]:
+    """Icarus compiles the design with `top` as the root; ("ok", []) when it succeeds."""
+    files = [inside(submission, f) for f in submission.files]
+    outcome = run(["iverilog", "-g2012", "-o", "/run/compiled.vvp", "-s", top, *files])
+    limit = _limit_problem(outcome, "Icarus", run.limits)
+    if limit:
+        return "resources", [limit]
+    if outcome.returncode == 0:
+        return "ok", []
+    return "compile", summarize_compile_errors(outcome.stdout + outcome.stderr, submission)
+
+
+def system_calls(preprocessed: str, design: set[str]) -> list[tuple[str, str]]:
+    """(module, call) for every $call inside a module of the design, after the preprocessor ran."""
     found = []
-    for path in files:
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            code = line.split("//", 1)[0]
-            if match := SIMULATION_ONLY.search(code):
-                shown = path.relative_to(root) if path.is_relative_to(root) else path.name
-                found.append(f"{shown}:{number}: ${match[1]} is not synthesizable; the contract allows no $ calls "
-                             "except elaboration-time checks")
-    return found[:MAX_ERRORS]
+    for module, body in modules_in(preprocessed).items():
+        if module in design:
+            found += [(module, call) for call in SYSTEM_CALL.findall(body)]
+    return found
 
 
-def compile_check(top: str, files: list[Path], root: Path) -> list[str]:
-    """Icarus compiles the files with `top` as the root; [] when it succeeds."""
-    declared = {name for path in files for name in MODULE_DECL.findall(path.read_text(errors="replace"))}
-    if top not in declared:
-        found = ", ".join(sorted(declared)) or "no module at all"
-        return [f"no module named {top} in your files (found: {found}); the file must be {top}.sv "
-                f"and declare 'module {top}'"]
-    try:
-        run = subprocess.run(["iverilog", "-g2012", "-o", "/dev/null", "-s", top, *map(str, files)],
-                             capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return [f"Icarus did not finish compiling within {COMPILE_TIMEOUT_S} s (a runaway generate loop?)"]
-    if run.returncode == 0:
-        return []
-    return summarize_compile_errors(run.stdout + run.stderr, root)
+def call_check(top: str, submission: Submission, run: Runner, verilator: bool) -> tuple[list[str], list[str]]:
+    """(problems, notes): side-effecting calls in the design refuse it; other simulation-only calls are noted.
+
+    The preprocessor runs first (Icarus's, or Verilator's when grading on Verilator), so macros,
+    token pasting and `include`d files are seen as the simulator sees them.
+    """
+    files = [inside(submission, f) for f in submission.files]
+    if verilator:
+        argv = ["verilator", "-E", "-P", *files]
+    else:
+        argv = ["sh", "-c", 'iverilog -g2012 -E -o /run/pre.sv "$@" && cat /run/pre.sv', "iverilog", *files]
+    outcome = run(argv, use_verilator=verilator)
+    if outcome.returncode != 0:
+        return [f"the preprocessor failed: {summarize_compile_errors(outcome.stdout + outcome.stderr, submission)[0]}"], []
+    design = set(modules_in(outcome.stdout))
+    reachable = {name for name in design if name == top or name in _used_by(outcome.stdout, top)}
+    calls = system_calls(outcome.stdout, reachable)
+    problems = sorted({f"module {module} calls {call}: a design may not touch files, the shell or C code "
+                       "(move it to a testbench)" for module, call in calls if SIDE_EFFECTS.match(call)})
+    if DPI_IMPORT.search(outcome.stdout) or "$c(" in strip_comments(outcome.stdout).replace(" ", ""):
+        problems.append("the design imports C code (DPI or $c): the grader runs no C code of yours")
+    notes = sorted({f"module {module} calls {call}: not synthesizable; the contract allows no $ calls except "
+                    "elaboration checks" for module, call in calls
+                    if not SIDE_EFFECTS.match(call) and call not in ELABORATION_CHECKS})
+    return problems[:MAX_ERRORS], notes[:MAX_ERRORS]
 
 
-def _yosys_module(top: str, files: list[Path], chparams: dict[str, int], folder: Path) -> tuple[dict | None, str]:
-    out = folder / "ports.json"
+def _used_by(text: str, top: str) -> set[str]:
+    bodies = modules_in(text)
+    reachable, frontier = {top}, [top]
+    while frontier:
+        body = bodies.get(frontier.pop(), "")
+        for name in sorted(set(bodies) - reachable):
+            if re.search(rf"\b{re.escape(name)}\b", body):
+                reachable.add(name)
+                frontier.append(name)
+    return reachable
+
+
+def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], run: Runner) -> tuple[dict | None, str]:
+    """The design as Yosys reads it (after `proc`, so always_comb and always_ff designs read too)."""
+    files = " ".join(f'"{inside(submission, f)}"' for f in submission.files)
     sets = " ".join(f"-chparam {name} {value}" for name, value in chparams.items())
-    script = f"read_verilog -sv {' '.join(map(str, files))}; hierarchy -top {top} {sets}; write_json {out}"
-    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
-    if run.returncode:
-        error = next((line for line in (run.stdout + run.stderr).splitlines() if "ERROR" in line), "yosys failed")
-        return None, error.strip()
-    return json.loads(out.read_text())["modules"].get(top), ""
+    script = f"read_verilog -sv {files}; hierarchy -top {top} {sets}; proc; write_json /run/ports.json"
+    outcome = run(["sh", "-c", 'yosys -q -p "$1" >&2 && cat /run/ports.json', "yosys", script], proc=True)
+    limit = _limit_problem(outcome, "Yosys", run.limits)
+    if limit:
+        return None, "LIMIT " + limit
+    if outcome.returncode:
+        error = next((line for line in outcome.stderr.splitlines() if "ERROR" in line), "yosys failed")
+        return None, error.replace(str(INSIDE) + "/", "").strip()
+    return json.loads(outcome.stdout)["modules"].get(top), ""
 
 
-def port_check(top: str, files: list[Path], param_sets: list[ParamSet], folder: Path) -> tuple[list[str], list[str]]:
-    """(problems, warnings): every parameter and port the contract names, at every graded parameter set."""
+def port_check(top: str, submission: Submission, param_sets: list[ParamSet], run: Runner) -> tuple[str, list[str], list[str]]:
+    """(stage, problems, warnings): every parameter and port the contract names, at every graded parameter set."""
     if shutil.which("yosys") is None:
-        return [], ["port check skipped: Yosys is not installed (the tests still check the widths)"]
-    folder.mkdir(parents=True, exist_ok=True)
-    module, error = _yosys_module(top, files, {}, folder)
+        return "ok", [], ["port check skipped: Yosys is not installed (the tests still check the widths)"]
+    module, error = _yosys_module(top, submission, {}, run)
+    if error.startswith("LIMIT "):
+        return "resources", [error.removeprefix("LIMIT ")], []
     if module is None:
-        return [], [f"Yosys could not read your design, so the ports were not checked before the tests: {error}. "
-                    "The contract asks for RTL that Yosys accepts."]
+        return "ok", [], [f"Yosys could not read your design, so the ports were not checked before the tests: {error}. "
+                          "The contract asks for RTL that Yosys accepts."]
     declared = set(module.get("parameter_default_values", {}))
     wanted = list(expected_parameters(top, param_sets[0]))
     missing = [name for name in wanted if name not in declared]
     if missing:
-        return [f"parameter {name} is missing: {top} must declare "
-                f"{', '.join(wanted)} (see the handout)" for name in missing], []
-    problems: list[str] = []
+        return "ports", [f"parameter {name} is missing: {top} must declare {', '.join(wanted)} (see the handout)"
+                         for name in missing], []
     for p in param_sets:
-        module, error = _yosys_module(top, files, expected_parameters(top, p), folder)
+        module, error = _yosys_module(top, submission, expected_parameters(top, p), run)
+        if error.startswith("LIMIT "):
+            return "resources", [error.removeprefix("LIMIT ")], []
         if module is None:
-            return [f"the design does not elaborate at {_describe(top, p)}: {error}"], []
-        problems += _compare_ports(top, p, module["ports"])
+            return "ports", [f"the design does not elaborate at {_describe(top, p)}: {error}"], []
+        problems = _compare_ports(top, p, module["ports"])
         if problems:
-            break  # one parameter set's worth is enough to act on
-    return problems, []
+            return "ports", problems, []  # one parameter set's worth is enough to act on
+    return "ok", [], []
 
 
 def _compare_ports(top: str, p: ParamSet, actual_ports: dict) -> list[str]:
@@ -174,18 +236,43 @@ def _describe(top: str, p: ParamSet) -> str:
     return ", ".join(f"{name}={value}" for name, value in expected_parameters(top, p).items())
 
 
-def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path) -> Precheck:
-    files, problem = find_files(rtl)
-    if problem:
-        return Precheck("files", [problem])
-    root = Path(rtl).expanduser().resolve()
-    root = root if root.is_dir() else root.parent
-    errors = compile_check(top, files, root)
+@dataclass
+class Runner:
+    """Runs one precheck step in the sandbox on the staged submission."""
+
+    submission: Submission
+    limits: sandbox.Limits
+    unsafe: bool = False
+    slot: int = 0
+
+    def __call__(self, argv: list[str], *, proc: bool = False, use_verilator: bool = False) -> sandbox.Outcome:
+        env = sandbox.simulator_env(use_verilator)
+        argv = [_unsafe_path(a, self.submission) for a in argv] if self.unsafe else argv
+        return sandbox.run(argv, submission=self.submission.root, timeout_s=STEP_TIMEOUT_S, limits=self.limits,
+                           slot=self.slot, unsafe=self.unsafe, proc=proc, env=env)
+
+
+def _unsafe_path(word: str, submission: Submission) -> str:
+    """Without a sandbox there is no /submission or /run: the same steps on the staging folder's paths."""
+    scratch = submission.root.with_name(submission.root.name + "-run")
+    scratch.mkdir(exist_ok=True)
+    return word.replace(str(INSIDE), str(submission.root)).replace("/run/", f"{scratch}/")
+
+
+def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, limits: sandbox.Limits | None = None,
+             unsafe: bool = False, verilator: bool = False, slot: int = 0) -> Precheck:
+    try:
+        submission = select_design(stage(rtl, folder / "submission"), top)
+    except IntakeError as problem:
+        return Precheck("files", [str(problem)])
+    warnings = [f"ignored: {name}" for name in submission.ignored] + [f"note: {note}" for note in submission.notes]
+    run = Runner(submission, limits or sandbox.Limits(), unsafe, slot)
+    stage_name, errors = compile_check(top, submission, run)
     if errors:
-        return Precheck("compile", errors, files=files)
-    problems, warnings = port_check(top, files, param_sets, folder)
-    calls = simulation_only_calls(files, root)
-    side_effects = [call for call in calls if SIDE_EFFECT.search(call)]
-    if side_effects:
-        return Precheck("forbidden", [*side_effects, "not simulated: these calls reach the grading machine"], warnings, files)
-    return Precheck("ports" if problems else "ok", problems, warnings + calls, files)
+        return Precheck(stage_name, errors, warnings, submission)
+    problems, notes = call_check(top, submission, run, verilator)
+    if problems:
+        return Precheck("forbidden", [*problems, "not simulated: these calls would reach the grading machine"],
+                        warnings + notes, submission)
+    stage_name, problems, port_warnings = port_check(top, submission, param_sets, run)
+    return Precheck(stage_name, problems, warnings + notes + port_warnings, submission)

@@ -64,7 +64,7 @@ class PipeTB:
         dut.rst_ni.value = 1
         self.expected.clear()  # a reset drops whatever was in flight
         if read_bool(dut.out_valid_o):
-            self.sb.fail("reset", "out_valid_o is high right after reset; the pipeline must be empty")
+            self.sb.fail("reset", "out_valid_o is high right after reset; the pipeline must be empty", event=True)
 
     async def run(
         self, items: list[Item], rng: random.Random | None = None, p_valid: float = 1.0, p_ready: float = 1.0,
@@ -137,6 +137,7 @@ class PipeTB:
                 item.vector_id if item else "stall",
                 f"BACK-PRESSURE {self.cfg.top}: the outputs changed while out_ready_i was low "
                 f"(held since cycle {since}, changed by cycle {self.cycle}): {outputs} -> {now}",
+                event=item is None,
             )
         return held
 
@@ -144,7 +145,8 @@ class PipeTB:
         self.out_fires.append(self.cycle)
         if not self.expected:
             self.sb.fail(self.cycle, f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a result out of "
-                                     f"nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)")
+                                     f"nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)",
+                         event=True)
             return
         item = self.expected.popleft()
         fmt = self.cfg.params.fmt
@@ -199,13 +201,13 @@ async def one_result_per_clock(dut: Any) -> None:
     await tb.run(items)
     fires = tb.out_fires
     if len(fires) != len(items):
-        tb.sb.fail("throughput", f"{len(items)} inputs gave {len(fires)} results")
+        tb.sb.fail("throughput", f"{len(items)} inputs gave {len(fires)} results", event=True)
     elif fires != list(range(fires[0], fires[0] + len(items))):
         gaps = sum(1 for a, b in zip(fires, fires[1:], strict=False) if b != a + 1)
-        tb.sb.fail("throughput", f"results were not on consecutive clocks: {gaps} gap(s) in {len(items)} results")
+        tb.sb.fail("throughput", f"results were not on consecutive clocks: {gaps} gap(s) in {len(items)} results", event=True)
     elif fires[0] - first_cycle != tb.latency:
         tb.sb.fail("latency", f"the first result came {fires[0] - first_cycle} cycles after its input; "
-                              f"the module documents {tb.latency}")
+                              f"the module documents {tb.latency}", event=True)
     dut._log.info("%d results on %d consecutive clocks, latency %d", len(fires), len(fires), tb.latency)
     tb.sb.finish()
 

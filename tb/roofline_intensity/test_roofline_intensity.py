@@ -66,7 +66,7 @@ class IntensityTB:
     def expect_idle(self, when: str) -> None:
         for name in ("busy_o", "done_o"):
             if read_bool(getattr(self.dut, name)):
-                self.sb.fail(when, f"{name} is high {when}; it must be low")
+                self.sb.fail(when, f"{name} is high {when}; it must be low", event=True)
 
     async def run(self, operations: list[Operation], rng: random.Random | None = None, noise: bool = False) -> None:
         """Issue every operation, check every result in order; rng adds idle gaps, noise adds starts while busy."""
@@ -79,7 +79,7 @@ class IntensityTB:
             edge += 1
             if read_bool(self.dut.done_o):
                 if not in_flight:
-                    self.sb.fail(edge, f"done_o pulsed at edge {edge} with no operation in flight")
+                    self.sb.fail(edge, f"done_o pulsed at edge {edge} with no operation in flight", event=True)
                 else:
                     self.check_result(in_flight.popleft(), edge)
             if in_flight and edge - in_flight[0].accepted_at > self.max_latency:
@@ -94,7 +94,7 @@ class IntensityTB:
             gap = rng.choice((0, 0, 1, 3)) if rng and issued else max(0, gap - 1)
         await FallingEdge(self.dut.clk_i)
         if read_bool(self.dut.done_o):
-            self.sb.fail("end", "done_o pulsed after every operation had completed")
+            self.sb.fail("end", "done_o pulsed after every operation had completed", event=True)
 
     def drive(
         self, pending: deque[Operation], in_flight: deque[InFlight], edge: int,
@@ -267,7 +267,7 @@ async def reset_mid_operation(dut: Any) -> None:
     for _ in range(tb.max_latency + 2):
         await FallingEdge(dut.clk_i)
         if read_bool(dut.done_o):
-            tb.sb.fail("reset", "done_o pulsed for an operation that a reset cancelled")
+            tb.sb.fail("reset", "done_o pulsed for an operation that a reset cancelled", event=True)
             break
     await tb.run([Operation("after_reset", "stencil after reset", 13, 16)])
     tb.finish()

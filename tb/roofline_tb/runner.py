@@ -7,9 +7,10 @@ import logging
 import os
 import subprocess
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from cocotb_test.simulator import Icarus, Verilator
 
@@ -106,15 +107,47 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
     )
 
 
+def _stop(simulator: Icarus | Verilator) -> None:
+    process = getattr(simulator, "process", None)
+    if process is not None and process.returncode is None:
+        process.kill()
+
+
 def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
     return run_build(bench_build(cfg), waves=waves, testcase=testcase)
 
 
+class SimulatorStopped(SystemExit):
+    """The build failed, or the simulator stopped abnormally (a crash, a signal, a limit): any results
+    file it left is not trusted, whoever wrote it."""
+
+
+class CappedLog(logging.Handler):
+    """Writes log records to a stream up to `limit` characters; past that, calls on_overflow once."""
+
+    def __init__(self, stream: TextIO, limit: int, on_overflow: Callable[[], None]) -> None:
+        super().__init__()
+        self.stream, self.limit, self.on_overflow = stream, limit, on_overflow
+        self.written, self.overflowed = 0, False
+        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = self.format(record) + "\n"
+        if self.overflowed:
+            return
+        if self.written + len(text) > self.limit:
+            self.overflowed = True
+            self.stream.write(f"\n[the simulator printed more than {self.limit >> 20} MiB: stopped]\n")
+            self.on_overflow()
+            return
+        self.written += len(text)
+        self.stream.write(text)
+        self.stream.flush()
+
+
 @contextlib.contextmanager
-def quiet_log(logger: logging.Logger, log_file: Path) -> Iterator[None]:
-    """The simulator's output goes to log_file instead of the terminal (for tools that print tables)."""
-    handler = logging.FileHandler(log_file, mode="w")
-    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+def captured_log(logger: logging.Logger, handler: logging.Handler) -> Iterator[None]:
+    """The simulator's output goes to `handler` instead of the terminal (for tools that print tables)."""
     logger.addHandler(handler)
     propagate, logger.propagate = logger.propagate, False
     try:
@@ -125,10 +158,20 @@ def quiet_log(logger: logging.Logger, log_file: Path) -> Iterator[None]:
         logger.propagate = propagate
 
 
-def run_build(build: Build, *, waves: bool = False, testcase: str | None = None, quiet: bool = False) -> BenchResult:
+def _log_file(log_file: Path) -> logging.Handler:
+    handler = logging.FileHandler(log_file, mode="w")
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    return handler
+
+
+def run_build(build: Build, *, waves: bool = False, testcase: str | None = None, quiet: bool = False,
+              log_stream: TextIO | None = None, log_limit: int = 20 << 20, results_name: str = "results.xml") -> BenchResult:
+    """quiet: the simulator's output goes to <folder>/sim.log; log_stream: to that stream, and the
+    simulator is stopped once it has printed log_limit characters. results_name: where cocotb
+    writes its results (a name the design cannot guess, for grading)."""
     work = build.folder
     work.mkdir(parents=True, exist_ok=True)
-    results_xml = work / "results.xml"
+    results_xml = work / results_name
     results_xml.unlink(missing_ok=True)
     for stale in [*work.glob("*.fst"), *work.glob("*.vcd"), *work.glob("functional_coverage.json")]:
         stale.unlink()  # a waveform or coverage reported must come from this run
@@ -169,11 +212,20 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     previous = os.environ.get("COCOTB_RESULTS_FILE")
     os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
     try:
-        with quiet_log(simulator.logger, work / "sim.log") if quiet else contextlib.nullcontext():
+        if log_stream is not None:
+            capture: contextlib.AbstractContextManager[None] = captured_log(
+                simulator.logger, CappedLog(log_stream, log_limit, lambda: _stop(simulator)))
+        elif quiet:
+            capture = captured_log(simulator.logger, _log_file(work / "sim.log"))
+        else:
+            capture = contextlib.nullcontext()
+        with capture:
             simulator.run()
-    except SystemExit:
-        if not results_xml.exists():
-            raise  # the build or the simulator itself failed; cocotb-test logged why
+    except SystemExit as stop:
+        # cocotb-test says "FAILED n tests" when the simulator ran to the end; anything else (a build
+        # error, "Process vvp terminated with error -11", no results file) means it did not.
+        if not str(stop).startswith("FAILED") or not results_xml.exists():
+            raise SimulatorStopped(str(stop)) from None
     finally:
         if previous is None:
             os.environ.pop("COCOTB_RESULTS_FILE", None)

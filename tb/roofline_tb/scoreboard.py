@@ -56,10 +56,15 @@ class Scoreboard:
             self.log.error("%s", report)
         return False
 
-    def fail(self, vector_id: str | int, message: str) -> None:
-        """A failure that is not a value mismatch (a timeout, a protocol error, an error bound)."""
+    def fail(self, vector_id: str | int, message: str, *, event: bool = False) -> None:
+        """A failure that is not a value mismatch (a timeout, a protocol error, an error bound).
+
+        event: it belongs to no one vector (a cycle, a reset, the end of the test), so the rerun
+        line reruns the whole test rather than ONLY= a vector that does not exist.
+        """
         self.failed.add(str(vector_id))
-        report = f"{message}\n  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
+        rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
+        report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
         if len(self.reports) < MAX_REPORTS:
             self.reports.append(report)
             self.log.error("%s", report)
@@ -73,7 +78,7 @@ class Scoreboard:
         self.log.info("%s", summary)
         if self.failed:
             shown = "\n\n".join(self.reports)
-            raise AssertionError(f"{summary}\nfirst {len(self.reports)} shown:\n\n{shown}")
+            raise AssertionError(f"{summary}\n{failing_line(self.failed)}\nfirst {len(self.reports)} shown:\n\n{shown}")
         if self.checked == 0:
             raise AssertionError(f"{self.test}: nothing was checked (ONLY={self.cfg.only!r} matched nothing?)")
 
@@ -84,6 +89,16 @@ class Scoreboard:
         title = f"MISMATCH {self.cfg.top} [{self.test} {vector_id}: {label}] {fmt.name}, {self.cfg.sim}"
         rerun = f"seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
         return mismatch_report(title, inputs, fields, context, rerun, fmt)
+
+
+MAX_FAILING_NAMED = 100
+
+
+def failing_line(failed: set[str]) -> str:
+    """Every failing vector or case by name (numbers in order), for feedback that names them all."""
+    names = sorted(failed, key=lambda name: (not name.isdigit(), int(name) if name.isdigit() else 0, name))
+    extra = len(names) - MAX_FAILING_NAMED
+    return "failing: " + ", ".join(names[:MAX_FAILING_NAMED]) + (f" and {extra} more" if extra > 0 else "")
 
 
 def mismatch_report(

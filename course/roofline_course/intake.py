@@ -1,0 +1,175 @@
+"""A submission as the grader takes it: found, unpacked, copied, and cut down to the lab's design.
+
+A submission is a .sv/.v file, a folder (sub-folders included: the usual download from a
+course site) or one .zip. Its Verilog files are copied into a staging folder the sandbox reads;
+symbolic links, files outside the submission and oversized archives are refused with a note.
+Only the modules reachable from the lab's top are the design: a file holding none of them (a
+student's own testbench, say) is listed as ignored. Two definitions of one module are an error
+that names both files.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+HDL_SUFFIXES = (".sv", ".v")
+INCLUDE_SUFFIXES = (".svh", ".vh")
+SKIPPED_FOLDERS = ("__MACOSX",)
+MAX_FILES = 200
+MAX_BYTES = 20 << 20  # all files together, unpacked
+COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+MODULE = re.compile(r"\b(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_][\w$]*)")
+IDENTIFIER = re.compile(r"[A-Za-z_][\w$]*")
+
+
+class IntakeError(ValueError):
+    """The submission cannot be graded as handed in; the message says why, in one line."""
+
+
+@dataclass
+class Submission:
+    root: Path  # the staging folder: what the sandbox mounts at /submission
+    files: list[Path] = field(default_factory=list)  # the design: files holding a module reachable from the top
+    ignored: list[str] = field(default_factory=list)  # files (relative names) left out, each with why
+    notes: list[str] = field(default_factory=list)
+
+    def relative(self, path: Path) -> str:
+        return str(path.relative_to(self.root))
+
+
+def strip_comments(text: str) -> str:
+    """Comments and string literals blanked (kept as spaces, so line numbers stay right)."""
+    return COMMENT_OR_STRING.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def modules_in(text: str) -> dict[str, str]:
+    """Module name -> its body (the text up to its endmodule), comments and strings removed."""
+    code = strip_comments(text)
+    found: dict[str, str] = {}
+    for match in MODULE.finditer(code):
+        end = code.find("endmodule", match.end())
+        found[match.group(1)] = code[match.end(): end if end >= 0 else len(code)]
+    return found
+
+
+def _safe_name(name: str) -> PurePosixPath | None:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        return None
+    return path
+
+
+def _copy_tree(source: Path, target: Path, notes: list[str]) -> None:
+    """Regular files only, never following a link; modes the sandbox user can read."""
+    count = size = 0
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts):
+            continue
+        if path.is_symlink():
+            notes.append(f"{relative}: a symbolic link, not followed")
+            continue
+        if not path.is_file() or path.suffix.lower() not in (*HDL_SUFFIXES, *INCLUDE_SUFFIXES):
+            continue
+        count += 1
+        size += path.stat().st_size
+        if count > MAX_FILES or size > MAX_BYTES:
+            raise IntakeError(f"the submission holds more than {MAX_FILES} Verilog files or {MAX_BYTES >> 20} MiB")
+        destination = target / relative
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, destination, follow_symlinks=False)
+
+
+def _unzip(archive: Path, target: Path, notes: list[str]) -> None:
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            members = bundle.infolist()
+            if len(members) > 10 * MAX_FILES or sum(m.file_size for m in members) > 10 * MAX_BYTES:
+                raise IntakeError(f"{archive.name}: the archive is too large to unpack")
+            for member in members:
+                name = _safe_name(member.filename)
+                if member.is_dir():
+                    continue
+                if name is None:
+                    notes.append(f"{member.filename}: a path outside the archive, not unpacked")
+                    continue
+                if stat.S_ISLNK(member.external_attr >> 16):
+                    notes.append(f"{name}: a symbolic link, not unpacked")
+                    continue
+                destination = target / name
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                with bundle.open(member) as reader, destination.open("wb") as writer:
+                    shutil.copyfileobj(reader, writer, 1 << 20)
+    except (zipfile.BadZipFile, OSError, RuntimeError) as problem:
+        raise IntakeError(f"{archive.name}: not a readable .zip ({problem})") from None
+
+
+def stage(spec: str, staging: Path) -> Submission:
+    """Copy the submission (file, folder or .zip) into `staging`, readable by the sandbox user."""
+    source = Path(spec).expanduser()
+    if staging.exists():
+        shutil.rmtree(staging)
+    unpacked = staging.with_name(staging.name + "-unpacked")
+    if unpacked.exists():
+        shutil.rmtree(unpacked)
+    staging.mkdir(parents=True)
+    notes: list[str] = []
+    if source.is_symlink():
+        raise IntakeError(f"{source.name}: a symbolic link; hand in the file itself")
+    if source.is_dir():
+        archives = sorted(p for p in source.iterdir() if p.suffix.lower() == ".zip" and p.is_file())
+        hdl = [p for p in source.rglob("*") if p.suffix in HDL_SUFFIXES]
+        if archives and not hdl:
+            if len(archives) > 1:
+                raise IntakeError(f"the submission holds {len(archives)} .zip files; hand in one")
+            _unzip(archives[0], unpacked, notes)
+            _copy_tree(unpacked, staging, notes)
+        else:
+            _copy_tree(source, staging, notes)
+    elif source.is_file() and source.suffix.lower() == ".zip":
+        _unzip(source, unpacked, notes)
+        _copy_tree(unpacked, staging, notes)
+    elif source.is_file() and source.suffix in HDL_SUFFIXES:
+        shutil.copyfile(source, staging / source.name)
+    elif source.exists():
+        raise IntakeError(f"{source.name}: not a .sv, .v or .zip file")
+    else:
+        raise IntakeError("no such file or folder")
+    if unpacked.exists():
+        shutil.rmtree(unpacked)
+    for path in [staging, *staging.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return Submission(staging, notes=notes)
+
+
+def select_design(submission: Submission, top: str) -> Submission:
+    """The files that hold a module reachable from `top`; the others are listed as ignored."""
+    defined: dict[str, Path] = {}
+    bodies: dict[str, str] = {}
+    files = sorted(p for p in submission.root.rglob("*") if p.suffix in HDL_SUFFIXES)
+    if not files:
+        raise IntakeError("no .sv or .v file in the submission")
+    for path in files:
+        for name, body in modules_in(path.read_text(errors="replace")).items():
+            if name in defined:
+                raise IntakeError(f"module {name} is defined twice: in {submission.relative(defined[name])} "
+                                  f"and in {submission.relative(path)}; keep one")
+            defined[name] = path
+            bodies[name] = body
+    if top not in defined:
+        found = ", ".join(sorted(defined)) or "no module at all"
+        raise IntakeError(f"no module named {top} in your files (found: {found}); the file must declare 'module {top}'")
+    reachable, frontier = {top}, [top]
+    while frontier:
+        used = set(IDENTIFIER.findall(bodies[frontier.pop()]))
+        for name in sorted(used & set(defined) - reachable):
+            reachable.add(name)
+            frontier.append(name)
+    design = sorted({defined[name] for name in reachable})
+    ignored = [f"{submission.relative(p)} (defines no module that {top} uses: left out, as a testbench would be)" for p in files if p not in design]
+    return Submission(submission.root, design, submission.ignored + ignored, submission.notes)

@@ -1,0 +1,143 @@
+"""One canonical result per grading run, and every report made from it.
+
+`canonical` turns a Grade into plain data (result.json). The terminal table, JUnit XML,
+Gradescope's results.json, PrairieLearn's results.json and the class CSV row are each a view of
+that one document, so they cannot disagree. A hidden group's details (failing cases, seeds,
+rerun lines) go only where they stay hidden until the due date.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .grade import Grade
+
+SCHEMA = 1
+HIDDEN_NOTE = "a hidden group: its details are shown after the due date"
+
+
+def canonical(grade: Grade) -> dict[str, Any]:
+    check = grade.check
+    groups = [{
+        "name": s.group.name, "hidden": s.group.hidden, "kind": s.group.kind, "covers": s.group.covers,
+        "weight": s.group.weight, "score": round(s.score, 3), "status": s.status, "scoring": s.group.scoring,
+        "detail": s.detail, "failing": s.failing, "rerun": s.rerun, "log": s.log, "seconds": round(s.seconds, 2),
+    } for s in grade.scores]
+    return {
+        "schema": SCHEMA, "lab": grade.lab.number, "title": grade.lab.title, "top": grade.lab.top,
+        "submission": grade.submission, "sim": grade.sim, "status": grade.status, "gradable": grade.gradable,
+        "score": round(grade.score, 3), "max_score": grade.lab.max_score, "stage": check.stage,
+        "problems": check.problems, "warnings": check.warnings, "notes": grade.lab.notes, "groups": groups,
+        "seconds": round(sum(s.seconds for s in grade.scores), 2),
+    }
+
+
+def first_problem(result: dict[str, Any], visible_only: bool = False) -> str:
+    """The most telling line: the precheck's problem, else the first group that lost marks."""
+    if result["problems"]:
+        return result["problems"][0]
+    for group in result["groups"]:
+        if group["score"] < group["weight"] and group["detail"] and not (visible_only and group["hidden"]):
+            return f"{group['name']}: {group['detail'][0].strip()}"
+    return ""
+
+
+def first_failure(result: dict[str, Any]) -> str:
+    """The first failing case by name ("test: case"), for the class's most common failures."""
+    for group in result["groups"]:
+        if group["failing"]:
+            return group["failing"][0]
+    return ""
+
+
+def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
+    lines = [f"lab {result['lab']}: {result['title']} ({result['top']})", f"submission: {result['submission']}"]
+    if not result["gradable"]:
+        lines += ["", result["status"].upper() + ":"] + [f"  {p}" for p in result["problems"]]
+    lines += [w if w.startswith(("ignored:", "note:")) else f"note: {w}" for w in result["warnings"]]
+    lines += [f"note: {n}" for n in result["notes"]]
+    width = max(len(g["name"]) for g in result["groups"]) + 2
+    lines += ["", f"  {'group':<{width}} {'':<7} {'score':>11}  {'status':<8} covers"]
+    for g in result["groups"]:
+        where = "hidden" if g["hidden"] else "visible"
+        if visible_only and g["hidden"]:
+            lines.append(f"  {g['name']:<{width}} {where:<7} {'':>11}  {'':<8} (after the due date)")
+            continue
+        lines.append(f"  {g['name']:<{width}} {where:<7} {g['score']:5.1f}/{g['weight']:<5g}  {g['status']:<8} {g['covers']}")
+    if not visible_only:
+        lines.append(f"  {'total':<{width}} {'':<7} {result['score']:5.1f}/{result['max_score']:<5g}")
+    for g in result["groups"]:
+        if visible_only and g["hidden"]:
+            continue
+        if g["detail"] and (g["status"] not in ("pass", "not run") or g["kind"] == "synthesis"):
+            lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
+            if g["log"]:
+                lines.append(f"  full simulator log: {g['log']}")
+    return lines
+
+
+def junit(result: dict[str, Any], path: Path) -> None:
+    root = ET.Element("testsuites")
+    failures = sum(g["score"] < g["weight"] for g in result["groups"])
+    suite = ET.SubElement(root, "testsuite", name=f"lab{result['lab']}", tests=str(len(result["groups"])),
+                          failures=str(failures))
+    for g in result["groups"]:
+        case = ET.SubElement(suite, "testcase", classname=f"lab{result['lab']}.{'hidden' if g['hidden'] else 'visible'}",
+                             name=g["name"], time=f"{g['seconds']:.1f}")
+        props = ET.SubElement(case, "properties")
+        ET.SubElement(props, "property", name="score", value=f"{g['score']:g}")
+        ET.SubElement(props, "property", name="weight", value=f"{g['weight']:g}")
+        if g["score"] < g["weight"]:
+            failure = ET.SubElement(case, "failure", message=f"{g['status']}: {g['score']:g}/{g['weight']:g}")
+            failure.text = "\n".join(g["detail"] or result["problems"])
+    ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
+
+
+def gradescope(result: dict[str, Any]) -> dict[str, Any]:
+    """Gradescope's format. Gradescope sums the tests' scores; a hidden group's score and output
+    are `after_due_date`, and the visible output (stdout, `output`) never names a hidden result."""
+    header = "\n".join(result["problems"] + result["warnings"]) or f"lab {result['lab']}: {result['status']}"
+    return {
+        "output": header,
+        "stdout_visibility": "visible",
+        "tests": [{
+            "name": g["name"],
+            "score": g["score"],
+            "max_score": g["weight"],
+            "status": "passed" if g["score"] >= g["weight"] else "failed",
+            "output": "\n".join([g["covers"], *g["detail"]]),
+            "visibility": "after_due_date" if g["hidden"] else "visible",
+        } for g in result["groups"]],
+    }
+
+
+def prairielearn(result: dict[str, Any]) -> dict[str, Any]:
+    """PrairieLearn's format: score 0..1; a submission that cannot be graded is `gradable: false`
+    with its problems as format errors, so it costs the student no attempt."""
+    document: dict[str, Any] = {"gradable": result["gradable"]}
+    if not result["gradable"]:
+        document["format_errors"] = result["problems"]
+        return document
+    document["score"] = round(result["score"] / result["max_score"], 6) if result["max_score"] else 0.0
+    document["output"] = "\n".join(result["warnings"])
+    document["tests"] = [{
+        "name": g["name"], "points": g["score"], "max_points": g["weight"],
+        "output": HIDDEN_NOTE if g["hidden"] else "\n".join(g["detail"]),
+        "message": g["status"] if not g["hidden"] else "",
+    } for g in result["groups"]]
+    return document
+
+
+def write_all(result: dict[str, Any], out: Path) -> dict[str, Path]:
+    paths = {"result": out / "result.json", "junit": out / "junit.xml", "gradescope": out / "gradescope.json",
+             "prairielearn": out / "prairielearn.json", "table": out / "score.txt"}
+    paths["result"].write_text(json.dumps(result, indent=2) + "\n")
+    junit(result, paths["junit"])
+    paths["gradescope"].write_text(json.dumps(gradescope(result), indent=2) + "\n")
+    paths["prairielearn"].write_text(json.dumps(prairielearn(result), indent=2) + "\n")
+    paths["table"].write_text("\n".join(terminal(result)) + "\n")
+    return paths

