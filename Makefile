@@ -37,6 +37,11 @@ LAB         ?=
 SUBMISSIONS ?=
 HIDDEN      ?=
 TIMEOUT     ?=
+STUDENT     ?=
+LATE        ?=
+LATE_MAX    ?=
+# V=1: make sim and make check print the simulator's whole output, not only the summary and failures
+V           ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
 # default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
@@ -53,7 +58,8 @@ SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_a
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
            --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(call given,N,$(call given,SWEEP,1000)) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
-           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates)
+           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
+           $(if $(filter 1 yes true,$(V)),--verbose)
 
 .PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator
@@ -75,8 +81,9 @@ help:
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
-	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder with one folder per student>; writes a CSV"
-	@echo "  make handout    the student copy of the repository, without the labs' hidden groups"
+	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= LATE= LATE_MAX=)"
+	@echo "                  writes scores.csv and dashboard.html; exit 0 full marks, 1 fewer, 2 could not grade"
+	@echo "  make handout    the student copy: no reference RTL, no drop-in solution, no mutant list, no hidden groups"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline; see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
@@ -165,13 +172,13 @@ check: prereqs $(STAMP)
 
 grade-all: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
-	$(call need,SUBMISSIONS,a folder with one folder per student)
-	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)"
+	$(call need,SUBMISSIONS,a folder with one entry per student)
+	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)" \
+	  $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS)) \
+	  $(if $(LATE),--late-penalty $(LATE)) $(if $(LATE_MAX),--late-max-days $(LATE_MAX))
 
-handout:
-	@mkdir -p build/handout
-	@git archive --format=tar.gz --prefix=roofline-hw/ -o build/handout/roofline-hw-student.tar.gz HEAD -- . ':(exclude)labs/*/hidden.toml'
-	@echo "student copy (committed files, no labs/*/hidden.toml): build/handout/roofline-hw-student.tar.gz"
+handout: prereqs $(STAMP)
+	@$(VPY) -m roofline_course.handout
 
 lint: prereqs $(STAMP)
 	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_flows.lint

@@ -112,7 +112,8 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
     root = INSIDE if not settings.unsafe else submission.root
     job = {"kind": group.kind, "top": lab.top, "sim": settings.sim, "param_set": asdict(group.param_set),
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
-           "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build")}
+           "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
+           "includes": [str(root / submission.relative(f)) for f in submission.folders]}
     timeout = group_timeout(lab, group)
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
@@ -285,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
     out = (args.out or default_out(lab, args.rtl)).resolve()
-    settings = Settings(args.sim, sandbox.Limits(), args.unsafe_no_sandbox, args.slot)
+    settings = Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot)
     if not args.quiet:
         print(f"grading lab {lab.number} ({lab.top}) on {args.sim}: {args.rtl}", flush=True)
     result = grade(lab, args.rtl, out, settings, progress=not args.quiet)

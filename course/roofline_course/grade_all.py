@@ -1,68 +1,137 @@
-"""`make grade-all LAB=<n> SUBMISSIONS=<folder of folders>`: grade a whole class, one CSV.
+"""`make grade-all LAB=<n> SUBMISSIONS=<folder>`: grade a whole class into one table and one page.
 
-Each sub-folder is one student's submission. Each is graded by its own `make grade` process,
-in its own build folder, several at a time; a submission that does not compile, hangs or
-crashes the grader costs only its own row.
+Every entry of the folder is one submission (a folder, a .sv/.v file or a .zip) and gets one
+row, named exactly as the entry, whatever its characters; an entry that cannot be graded (a
+hidden folder, some other file) gets a row that says why. Each submission is graded by its own
+`make grade` process, in its own sandbox, several at a time (JOBS=). Results accumulate:
+`STUDENT=<name>` regrades one submission and updates its row in place; every run's reports are
+kept under runs/<time>/, and scores.csv and the dashboard always show each student's latest.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
+from queue import Queue
+from typing import Any
 
 from roofline_tb.config import SIMS
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
-from roofline_tb.sources import HDL_SUFFIXES
 
+from . import dashboard, late, sandbox
 from .grade import slug
-from .labs import LabError, load_lab
+from .labs import Lab, LabError, load_lab
+from .reports import first_failure, first_problem
+
+GRADABLE_SUFFIXES = (".sv", ".v", ".zip")
 
 
-def submissions(folder: Path) -> list[Path]:
-    """Every sub-folder (one per student), and any loose .sv/.v file as a one-file submission."""
-    found = [p for p in sorted(folder.iterdir()) if not p.name.startswith(".")]
-    return [p for p in found if p.is_dir() or p.suffix in HDL_SUFFIXES]
+def entries(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir(), key=lambda p: p.name)
 
 
-def grade_one(lab: int, submission: Path, out: Path, args: argparse.Namespace, limit_s: float) -> dict:
-    command = [sys.executable, "-m", "roofline_course.grade", "--lab", str(lab), "--rtl", str(submission),
-               "--out", str(out), "--quiet", "--sim", args.sim]
-    if args.hidden:
-        command += ["--hidden", str(args.hidden)]
-    if args.timeout:
-        command += ["--timeout", str(args.timeout)]
+def not_gradable(entry: Path) -> str | None:
+    """Why an entry gets a row but no grade, or None when it is a submission."""
+    if entry.name.startswith("."):
+        return "a hidden entry (its name starts with a dot): not graded; rename it to grade it"
+    if entry.is_symlink():
+        return "a symbolic link: not graded"
+    if entry.is_dir() or entry.suffix.lower() in GRADABLE_SUFFIXES:
+        return None
+    return f"not a folder, .sv, .v or .zip file ({entry.suffix or 'no extension'}): not graded"
+
+
+def folder_name(name: str) -> str:
+    """A folder per submission that no other name shares: readable part, then a digest of the exact name."""
+    return f"{slug(name)[:40]}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+
+
+def grade_one(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, slot: int) -> dict[str, Any]:
+    command = [sys.executable, "-m", "roofline_course.grade", "--lab", str(lab.number), "--rtl", str(entry),
+               "--out", str(out), "--quiet", "--sim", args.sim, "--slot", str(slot)]
+    command += ["--hidden", str(args.hidden)] if args.hidden else []
+    command += ["--timeout", str(args.timeout)] if args.timeout else []
+    command += ["--unsafe-no-sandbox"] if args.unsafe_no_sandbox else []
+    limit_s = sum((args.timeout or lab.timeout_s) * (3 if g.kind == "synthesis" else 1) for g in lab.groups) + 180
     started = time.monotonic()
     try:
         run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=limit_s,
                              env={**os.environ, "ROOFLINE_BUILD": str(out / "build")})
     except subprocess.TimeoutExpired:
         return {"status": "grader timeout", "score": 0.0, "problem": f"grading took longer than {limit_s:.0f} s"}
-    summary_file = out / "summary.json"
-    if run.returncode not in (0, 1) or not summary_file.exists():
+    result_file = out / "result.json"
+    if run.returncode not in (0, 1, 2) or not result_file.exists():
         tail = (run.stderr or run.stdout).strip().splitlines()[-1:] or ["no output"]
         return {"status": "grader error", "score": 0.0, "problem": f"exit {run.returncode}: {tail[0]}"}
-    summary = json.loads(summary_file.read_text())
-    summary["seconds"] = time.monotonic() - started
-    return summary
+    result = json.loads(result_file.read_text())
+    return {"status": result["status"], "score": result["score"], "problem": first_problem(result),
+            "first_failure": first_failure(result), "groups": {g["name"]: g["score"] for g in result["groups"]},
+            "seconds": round(time.monotonic() - started, 1), "report": str(out / "score.txt"),
+            "result": str(result_file)}
+
+
+def load_rows(path: Path) -> dict[str, dict[str, str]]:
+    if not path.exists():
+        return {}
+    with path.open(newline="") as handle:
+        return {row["submission"]: row for row in csv.DictReader(handle)}
+
+
+def write_rows(path: Path, lab: Lab, rows: dict[str, dict[str, str]]) -> None:
+    groups = [g.name for g in lab.groups]
+    columns = ["submission", "status", "score", "max_score", "percent", "late_days", "late_penalty", "final_score",
+               *groups, "first problem", "first failing case", "seconds", "graded_at", "report"]
+    temporary = path.with_suffix(".tmp")
+    with temporary.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns, extrasaction="ignore")
+        writer.writeheader()
+        for name in sorted(rows):
+            writer.writerow(rows[name])
+    temporary.replace(path)  # a reader never sees half a table
+
+
+def row_for(lab: Lab, name: str, graded: dict[str, Any], lateness: late.Lateness) -> dict[str, str]:
+    score = float(graded.get("score", 0.0))
+    final = lateness.apply(score)
+    row = {"submission": name, "status": graded["status"], "score": f"{score:g}", "max_score": f"{lab.max_score:g}",
+           "percent": f"{100 * score / lab.max_score:.1f}", "late_days": lateness.days_text,
+           "late_penalty": f"{lateness.penalty:g}", "final_score": f"{final:g}",
+           "first problem": graded.get("problem", ""), "first failing case": graded.get("first_failure", ""),
+           "seconds": f"{graded.get('seconds', 0):g}", "graded_at": datetime.now(UTC).isoformat(timespec="seconds"),
+           "report": graded.get("report", "")}
+    for group in lab.groups:
+        row[group.name] = f"{graded.get('groups', {}).get(group.name, 0):g}"
+    return row
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="make grade-all", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lab", type=int, required=True)
+    parser.add_argument("--submissions", type=Path, required=True, help="a folder with one entry per student")
+    parser.add_argument("--student", default=None, help="regrade only this entry (exactly as named) and update its row")
+    parser.add_argument("--hidden", type=Path, default=None, help="the hidden groups' file (default labs/labN/hidden.toml)")
+    parser.add_argument("--sim", default="icarus", choices=SIMS)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (JOBS=)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed per group (default: the lab's)")
+    parser.add_argument("--out", type=Path, default=None, help="the class folder (default build/grade/labN-all)")
+    parser.add_argument("--late-penalty", type=float, default=0.0, help="percent of the score lost per day late (LATE=)")
+    parser.add_argument("--late-max-days", type=float, default=None, help="past this many days late, the score is 0")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true", help="grade without bubblewrap: trusted code only")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make grade-all", description=__doc__)
-    parser.add_argument("--lab", type=int, required=True)
-    parser.add_argument("--submissions", type=Path, required=True, help="a folder with one sub-folder per student")
-    parser.add_argument("--hidden", type=Path, default=None, help="the hidden groups' file (default labs/labN/hidden.toml)")
-    parser.add_argument("--sim", default="icarus", choices=SIMS)
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds allowed per group (default: the lab's)")
-    parser.add_argument("--out", type=Path, default=None, help="report folder (default build/grade/labN-all)")
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
     try:
         lab = load_lab(args.lab, args.hidden)
     except LabError as problem:
@@ -71,36 +140,51 @@ def main(argv: list[str] | None = None) -> int:
     if not args.submissions.is_dir():
         print(f"error: SUBMISSIONS={args.submissions}: not a folder", file=sys.stderr)
         return 2
-    found = submissions(args.submissions)
+    if not args.unsafe_no_sandbox and (problem := sandbox.available()):
+        print(f"error: grading runs student code in a sandbox, and {problem}", file=sys.stderr)
+        return 2
+    found = entries(args.submissions)
+    if args.student is not None:
+        found = [entry for entry in found if entry.name == args.student]
+        if not found:
+            print(f"error: STUDENT={args.student}: no entry of that exact name in {args.submissions}", file=sys.stderr)
+            return 2
     if not found:
-        print(f"error: SUBMISSIONS={args.submissions} holds no sub-folders or .sv/.v files", file=sys.stderr)
+        print(f"error: SUBMISSIONS={args.submissions} is empty", file=sys.stderr)
         return 2
     out = (args.out or BUILD_ROOT / "grade" / f"lab{lab.number}-all").resolve()
-    # Generous: every group at its own time limit, plus compile and start-up.
-    limit_s = sum((args.timeout or lab.timeout_s) * (3 if g.kind == "synthesis" else 1) for g in lab.groups) + 120
-    print(f"make grade-all: lab {lab.number} ({lab.top}), {len(found)} submissions, {args.jobs} at a time", flush=True)
-    names = [slug(p.stem if p.is_file() else p.name) for p in found]
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {name: pool.submit(grade_one, lab.number, path, out / name, args, limit_s)
-                   for name, path in zip(names, found, strict=True)}
-        rows = {}
-        for name, future in futures.items():
-            rows[name] = future.result()
-            row = rows[name]
-            print(f"  {name:<24} {row['status']:<15} {row['score']:6.1f}/{lab.max_score:g}  {row.get('problem', '')[:90]}",
-                  flush=True)
+    run_dir = out / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    run_dir.mkdir(parents=True)
+    jobs = max(1, args.jobs)
+    print(f"make grade-all: lab {lab.number} ({lab.top}), {len(found)} entries, {jobs} at a time; reports in {run_dir}",
+          flush=True)
+    policy = late.Policy(args.late_penalty, args.late_max_days)
+    slots: Queue[int] = Queue()
+    for slot in range(jobs):
+        slots.put(slot + 1)
+
+    def work(entry: Path) -> tuple[str, dict[str, Any], late.Lateness]:
+        lateness = policy.lateness(entry)
+        reason = not_gradable(entry)
+        if reason:
+            return entry.name, {"status": "not graded", "score": 0.0, "problem": reason}, lateness
+        slot = slots.get()
+        try:
+            return entry.name, grade_one(lab, entry, run_dir / folder_name(entry.name), args, slot), lateness
+        finally:
+            slots.put(slot)
+
     csv_path = out / "scores.csv"
-    out.mkdir(parents=True, exist_ok=True)
-    group_names = [g.name for g in lab.groups]
-    with csv_path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["submission", "status", "score", "max_score", "percent", *group_names, "first problem"])
-        for name, row in rows.items():
-            groups = row.get("groups", {})
-            writer.writerow([name, row["status"], f"{row['score']:g}", f"{lab.max_score:g}",
-                             f"{100 * row['score'] / lab.max_score:.1f}", *(f"{groups.get(g, 0):g}" for g in group_names),
-                             row.get("problem", "")])
-    print(f"scores: {csv_path}\nper-submission reports: {out}/<submission>/ (score.txt, junit.xml, results.json)")
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for name, graded, lateness in pool.map(work, found):
+            rows = load_rows(csv_path)  # re-read: the table holds every earlier run's rows too
+            rows[name] = row_for(lab, name, graded, lateness)
+            write_rows(csv_path, lab, rows)
+            print(f"  {name!r:<28} {graded['status']:<15} {graded['score']:6.1f}/{lab.max_score:g}  "
+                  f"{graded.get('problem', '')[:80]}", flush=True)
+    page = dashboard.write(out, lab, load_rows(csv_path), args.submissions)
+    print(f"graded {len(found)} in {time.monotonic() - started:.0f} s\nscores: {csv_path}\ndashboard: {page}")
     return 0
 
 

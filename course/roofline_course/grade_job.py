@@ -32,7 +32,7 @@ LOG_LIMIT = 8 << 20
 def run_sim(job: dict) -> dict:
     p = ParamSet(**job["param_set"])
     cfg = BenchConfig(job["top"], job["sim"], p, job["seed"], sweep=job["sweep"], rtl=job["rtl"])
-    build = exact_build(cfg, [Path(f) for f in job["files"]], Path(job["folder"]))
+    build = exact_build(cfg, [Path(f) for f in job["files"]], Path(job["folder"]), includes=tuple(job["includes"]))
     testcase = r"(^|\.)(" + "|".join(job["tests"]) + ")$"  # cocotb matches "module.test"
     try:
         result = run_build(build, testcase=testcase, log_stream=sys.stdout, log_limit=LOG_LIMIT,

@@ -21,10 +21,12 @@ HDL_SUFFIXES = (".sv", ".v")
 INCLUDE_SUFFIXES = (".svh", ".vh")
 SKIPPED_FOLDERS = ("__MACOSX",)
 MAX_FILES = 200
-MAX_BYTES = 20 << 20  # all files together, unpacked
+MAX_BYTES = 20 << 20  # all Verilog files together
+MAX_ARCHIVE_BYTES = 100 << 20  # everything in a .zip, unpacked
 COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 MODULE = re.compile(r"\b(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_][\w$]*)")
 IDENTIFIER = re.compile(r"[A-Za-z_][\w$]*")
+UNSAFE_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 class IntakeError(ValueError):
@@ -41,6 +43,11 @@ class Submission:
     def relative(self, path: Path) -> str:
         return str(path.relative_to(self.root))
 
+    @property
+    def folders(self) -> list[Path]:
+        """Every folder of the submission, where an `include is looked for."""
+        return [self.root, *sorted(p for p in self.root.rglob("*") if p.is_dir())]
+
 
 def strip_comments(text: str) -> str:
     """Comments and string literals blanked (kept as spaces, so line numbers stay right)."""
@@ -55,6 +62,14 @@ def modules_in(text: str) -> dict[str, str]:
         end = code.find("endmodule", match.end())
         found[match.group(1)] = code[match.end(): end if end >= 0 else len(code)]
     return found
+
+
+def safe_relative(relative: Path, notes: list[str]) -> Path:
+    """A staged name the tools' command lines take as it is: letters, digits, _ . - only."""
+    safe = Path(*(UNSAFE_CHARACTERS.sub("_", part) for part in relative.parts))
+    if safe != relative:
+        notes.append(f"{relative}: staged as {safe} (the tools take no spaces or punctuation in file names)")
+    return safe
 
 
 def _safe_name(name: str) -> PurePosixPath | None:
@@ -80,7 +95,7 @@ def _copy_tree(source: Path, target: Path, notes: list[str]) -> None:
         size += path.stat().st_size
         if count > MAX_FILES or size > MAX_BYTES:
             raise IntakeError(f"the submission holds more than {MAX_FILES} Verilog files or {MAX_BYTES >> 20} MiB")
-        destination = target / relative
+        destination = target / safe_relative(relative, notes)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination, follow_symlinks=False)
 
@@ -89,7 +104,7 @@ def _unzip(archive: Path, target: Path, notes: list[str]) -> None:
     try:
         with zipfile.ZipFile(archive) as bundle:
             members = bundle.infolist()
-            if len(members) > 10 * MAX_FILES or sum(m.file_size for m in members) > 10 * MAX_BYTES:
+            if len(members) > 10 * MAX_FILES or sum(m.file_size for m in members) > MAX_ARCHIVE_BYTES:
                 raise IntakeError(f"{archive.name}: the archive is too large to unpack")
             for member in members:
                 name = _safe_name(member.filename)
@@ -135,7 +150,7 @@ def stage(spec: str, staging: Path) -> Submission:
         _unzip(source, unpacked, notes)
         _copy_tree(unpacked, staging, notes)
     elif source.is_file() and source.suffix in HDL_SUFFIXES:
-        shutil.copyfile(source, staging / source.name)
+        shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
     elif source.exists():
         raise IntakeError(f"{source.name}: not a .sv, .v or .zip file")
     else:
@@ -171,5 +186,6 @@ def select_design(submission: Submission, top: str) -> Submission:
             reachable.add(name)
             frontier.append(name)
     design = sorted({defined[name] for name in reachable})
-    ignored = [f"{submission.relative(p)} (defines no module that {top} uses: left out, as a testbench would be)" for p in files if p not in design]
+    ignored = [f"{submission.relative(p)} (defines no module that {top} uses: left out, as a testbench would be)"
+               for p in files if p not in design]
     return Submission(submission.root, design, submission.ignored + ignored, submission.notes)

@@ -20,7 +20,6 @@ from . import sandbox
 from .intake import IntakeError, Submission, modules_in, select_design, stage, strip_comments
 
 MAX_ERRORS = 5
-STEP_TIMEOUT_S = 60
 INSIDE = Path("/submission")
 # iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
@@ -64,6 +63,10 @@ def inside(submission: Submission, path: Path) -> str:
     return str(INSIDE / submission.relative(path))
 
 
+def include_flags(submission: Submission) -> list[str]:
+    return [f"-I{INSIDE / submission.relative(folder)}" for folder in submission.folders]
+
+
 def shown_name(submission: Submission, reported: str) -> tuple[str, Path | None]:
     """How a file an error names is shown, and its staged copy when it is one of the student's."""
     path = Path(reported)
@@ -102,7 +105,7 @@ def _source_line(path: Path, number: int) -> str:
 
 def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) -> str | None:
     if outcome.timed_out:
-        return f"{what} did not finish within {STEP_TIMEOUT_S} s (a runaway generate loop or a huge memory?)"
+        return f"{what} did not finish within {limits.step_s:.0f} s (a runaway generate loop or a huge memory?)"
     if outcome.crashed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
             or "out of memory" in outcome.stderr.lower():
         return (f"{what} ran out of its limits ({limits.memory_mib} MiB of memory, {limits.output_mib} MiB of "
@@ -113,7 +116,7 @@ def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) 
 def compile_check(top: str, submission: Submission, run: Runner) -> tuple[str, list[str]]:
     """Icarus compiles the design with `top` as the root; ("ok", []) when it succeeds."""
     files = [inside(submission, f) for f in submission.files]
-    outcome = run(["iverilog", "-g2012", "-o", "/run/compiled.vvp", "-s", top, *files])
+    outcome = run(["iverilog", "-g2012", "-o", "/run/compiled.vvp", "-s", top, *include_flags(submission), *files])
     limit = _limit_problem(outcome, "Icarus", run.limits)
     if limit:
         return "resources", [limit]
@@ -139,9 +142,10 @@ def call_check(top: str, submission: Submission, run: Runner, verilator: bool) -
     """
     files = [inside(submission, f) for f in submission.files]
     if verilator:
-        argv = ["verilator", "-E", "-P", *files]
+        argv = ["verilator", "-E", "-P", *include_flags(submission), *files]
     else:
-        argv = ["sh", "-c", 'iverilog -g2012 -E -o /run/pre.sv "$@" && cat /run/pre.sv', "iverilog", *files]
+        argv = ["sh", "-c", 'iverilog -g2012 -E -o /run/pre.sv "$@" && cat /run/pre.sv', "iverilog", *include_flags(submission),
+                *files]
     outcome = run(argv, use_verilator=verilator)
     if outcome.returncode != 0:
         return [f"the preprocessor failed: {summarize_compile_errors(outcome.stdout + outcome.stderr, submission)[0]}"], []
@@ -174,7 +178,8 @@ def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], ru
     """The design as Yosys reads it (after `proc`, so always_comb and always_ff designs read too)."""
     files = " ".join(f'"{inside(submission, f)}"' for f in submission.files)
     sets = " ".join(f"-chparam {name} {value}" for name, value in chparams.items())
-    script = f"read_verilog -sv {files}; hierarchy -top {top} {sets}; proc; write_json /run/ports.json"
+    includes = " ".join(include_flags(submission))  # staged folder names hold no spaces or quotes
+    script = f"read_verilog -sv {includes} {files}; hierarchy -top {top} {sets}; proc; write_json /run/ports.json"
     outcome = run(["sh", "-c", 'yosys -q -p "$1" >&2 && cat /run/ports.json', "yosys", script], proc=True)
     limit = _limit_problem(outcome, "Yosys", run.limits)
     if limit:
@@ -248,7 +253,7 @@ class Runner:
     def __call__(self, argv: list[str], *, proc: bool = False, use_verilator: bool = False) -> sandbox.Outcome:
         env = sandbox.simulator_env(use_verilator)
         argv = [_unsafe_path(a, self.submission) for a in argv] if self.unsafe else argv
-        return sandbox.run(argv, submission=self.submission.root, timeout_s=STEP_TIMEOUT_S, limits=self.limits,
+        return sandbox.run(argv, submission=self.submission.root, timeout_s=self.limits.step_s, limits=self.limits,
                            slot=self.slot, unsafe=self.unsafe, proc=proc, env=env)
 
 

@@ -20,6 +20,8 @@ sandbox writes reaches the grader's disk.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import resource
 import shutil
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +45,8 @@ SYSTEM_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not share a process budget
 MIB = 1 << 20
+MAX_SLOTS = 100
+LOCKS = Path("/tmp/roofline-sandbox-users")  # one lock per sandbox user in use
 
 
 class SandboxUnavailable(RuntimeError):
@@ -57,6 +62,7 @@ class Limits:
     tmp_mib: int = 256  # /tmp
     work_mib: int = 768  # /run: builds and whatever the design writes
     output_mib: int = 20  # stdout and stderr, each, as the grader keeps them
+    step_s: float = 60.0  # wall-clock time of one check before the tests (compile, ports)
 
     def describe(self) -> str:
         return (f"{self.memory_mib} MiB address space and {self.cpu_s} s CPU per process, {self.file_mib} MiB per file, "
@@ -164,6 +170,33 @@ def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: L
     /proc/self/exe). Never for a simulation, where the design runs: it would reach the result pipe.
     """
     limits = limits or Limits()
+    with claim(slot) as slot:
+        return _run(argv, submission, timeout_s, limits, stdin, slot, extra_ro, env, result_pipe, unsafe, proc)
+
+
+@contextlib.contextmanager
+def claim(slot: int) -> Iterator[int]:
+    """A sandbox user no other run is using now (from `slot` on): its cleanup kills only its own processes."""
+    LOCKS.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for offset in range(MAX_SLOTS):
+        number = (slot + offset) % MAX_SLOTS
+        handle = (LOCKS / f"{number}.lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        try:
+            yield number
+        finally:
+            handle.close()
+        return
+    raise SandboxUnavailable(f"all {MAX_SLOTS} sandbox users are busy")
+
+
+def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Limits, stdin: bytes, slot: int,
+         extra_ro: list[tuple[Path, str]] | None, env: dict[str, str] | None, result_pipe: bool, unsafe: bool,
+         proc: bool) -> Outcome:
     read_end = write_end = -1
     if result_pipe:
         read_end, write_end = os.pipe()
@@ -206,12 +239,35 @@ def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: L
         timed_out = True
     if timed_out or process.returncode is None:
         _kill_group(process)
+    if not unsafe:
+        _wait_until_gone(SANDBOX_UID + slot)
     for reader in readers:
         reader.join(timeout=10)
     truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]
     return Outcome(None if timed_out else process.returncode, b"".join(out).decode(errors="replace"),
                    b"".join(err).decode(errors="replace"), b"".join(result_chunks), time.monotonic() - started,
                    timed_out, truncated)
+
+
+def _wait_until_gone(uid: int, seconds: float = 30.0) -> None:
+    """A killed process with a large memory takes a moment to exit: return only once none is left."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = []
+        for status in Path("/proc").glob("[0-9]*/status"):
+            try:
+                if f"\nUid:\t{uid}\t" in status.read_text():
+                    alive.append(int(status.parent.name))
+            except OSError:
+                continue
+        if not alive:
+            return
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -53,6 +53,7 @@ class Build:
     seed: int
     verilator_args: tuple[str, ...] = ()
     plus_args: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ()  # folders searched for `include files
 
 
 GATE_LEVEL_TOPS = tops_with("gates")
@@ -91,7 +92,7 @@ def bench_build(cfg: BenchConfig, *, suffix: str = "", verilator_args: tuple[str
 
 
 def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters: dict[str, int] | None = None,
-                verilator_args: tuple[str, ...] = ()) -> Build:
+                verilator_args: tuple[str, ...] = (), includes: tuple[str, ...] = ()) -> Build:
     """The module's bench on exactly these sources (no drop-in merge with rtl/)."""
     return Build(
         sim=cfg.sim,
@@ -104,6 +105,7 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
         folder=folder,
         seed=cfg.seed,
         verilator_args=verilator_args,
+        includes=includes,
     )
 
 
@@ -113,8 +115,8 @@ def _stop(simulator: Icarus | Verilator) -> None:
         process.kill()
 
 
-def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None) -> BenchResult:
-    return run_build(bench_build(cfg), waves=waves, testcase=testcase)
+def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None, quiet: bool = False) -> BenchResult:
+    return run_build(bench_build(cfg), waves=waves, testcase=testcase, quiet=quiet)
 
 
 class SimulatorStopped(SystemExit):
@@ -180,6 +182,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
         module=build.test_module,
         python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "model")],
         verilog_sources=[str(p) for p in build.sources],
+        includes=list(build.includes) or None,
         parameters=build.parameters,
         sim_build=str(work),
         timescale=TIMESCALE,

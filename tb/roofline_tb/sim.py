@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .config import DEFAULT_SWEEP, SIMS, BenchConfig
 from .contract import TOPS, ParamSet
-from .runner import GATE_LEVEL_TOPS, run_bench
+from .runner import GATE_LEVEL_TOPS, bench_build, run_bench
 from .sources import DropInError
 from .tools import ToolError
 
@@ -32,6 +32,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
     parser.add_argument("--waves", action="store_true", help="write a waveform and print its path")
     parser.add_argument("--gates", action="store_true", help="simulate Yosys's gate-level netlist (GATES=1)")
+    parser.add_argument("--verbose", action="store_true", help="the simulator's whole output on the terminal (V=1)")
     args = parser.parse_args(argv)
     if args.top != "all" and args.top not in TOPS:
         parser.error(f"TOP={args.top}: use one of {', '.join(TOPS)}, or all")
@@ -51,6 +52,13 @@ def coverage_note(build_dir: Path) -> str:
     return f"; coverage {len(bins) - len(missed)}/{len(bins)} bins" + (f" (never: {', '.join(missed)})" if missed else "")
 
 
+def failure_report(failure: str) -> str:
+    """A failed test's first report (the mismatch with its rerun line), or its message."""
+    name, _, message = failure.partition(": ")
+    blocks = message.split("\n\n")
+    return f"{name}:\n" + (blocks[1] if len(blocks) > 1 else blocks[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
@@ -65,16 +73,19 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     rows, all_passed = [], True
+    reports: list[str] = []
+    logs: list[str] = []
     for top in tops:
         cfg = BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates)
         started = time.monotonic()
         try:
-            result = run_bench(cfg, waves=args.waves, testcase=args.testcase)
+            result = run_bench(cfg, waves=args.waves, testcase=args.testcase, quiet=not args.verbose)
         except (ToolError, DropInError) as problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
         except SystemExit as stop:
-            rows.append((top, "ERROR", f"build or simulator failed ({stop}); see the log above", time.monotonic() - started))
+            where = "see the log above" if args.verbose else f"log: {bench_build(cfg).folder / 'sim.log'}"
+            rows.append((top, "ERROR", f"build or simulator failed ({stop}); {where}", time.monotonic() - started))
             all_passed = False
             continue
         seconds = time.monotonic() - started
@@ -86,6 +97,13 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((top, verdict, detail, seconds))
         for failure in result.failures:
             rows.append(("", "", "  " + failure.splitlines()[0], 0.0))
+            reports.append(failure_report(failure))
+        if not args.verbose:
+            logs.append(f"  {top:<24} {result.build_dir / 'sim.log'}")
+    if reports:
+        print("\nfirst failure of each failing test:\n\n" + "\n\n".join(reports))
+    if logs:
+        print("\nthe simulators' whole output (V=1 prints it here):\n" + "\n".join(logs))
     print("\nsummary:")
     for top, verdict, detail, seconds in rows:
         timing = f"{seconds:6.1f} s" if top else ""

@@ -1,0 +1,78 @@
+"""`make handout`: the student copy of the repository, with no answers in it.
+
+It is the committed tree (`git archive HEAD`) less every file that implements a lab's module
+or solves one: all of rtl/ (the reference design and its building blocks), the independent
+drop-in solution (tests/dropin/), the mutant catalogue (a list of the bugs the benches look
+for) and every lab's hidden groups. Each lab's starter takes its module's place in rtl/, so
+`make sim` and `make check` work in the copy as they do here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
+
+from .labs import available, load_lab
+
+PREFIX = "roofline-hw"
+LEFT_OUT = ("rtl", "tests/dropin", "flows/mutants/catalogue.toml", "labs/*/hidden.toml")
+NOTE = """# rtl/ in the student copy
+
+This folder holds the labs' starters, not the reference design: each lab's starter stands
+where its module's solution would be. Replace a starter with your own design, or hand your
+folder to `make check LAB=<n> RTL=<folder>`.
+"""
+
+
+def build(archive: Path, ref: str = "HEAD") -> list[str]:
+    """Write the student archive; returns the paths (inside the archive) of the starters placed in rtl/."""
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = Path(scratch) / PREFIX
+        tree.mkdir()
+        listing = subprocess.run(["git", "archive", "--format=tar", ref], cwd=REPO_ROOT, capture_output=True, check=True)
+        with tarfile.open(fileobj=io.BytesIO(listing.stdout)) as tar:
+            tar.extractall(tree, filter="data")
+        for pattern in LEFT_OUT:
+            for path in tree.glob(pattern):
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        rtl = tree / "rtl"
+        rtl.mkdir()
+        (rtl / "README.md").write_text(NOTE)
+        placed = []
+        for number in available():
+            lab = load_lab(number, with_hidden=False)
+            target = rtl / f"{lab.top}.sv"
+            if not target.exists():
+                shutil.copyfile(lab.starter / f"{lab.top}.sv", target)
+                placed.append(f"rtl/{lab.top}.sv (from labs/lab{number}/starter)")
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(archive, "w:gz") as tar:
+            tar.add(tree, arcname=PREFIX)
+    return placed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make handout", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=BUILD_ROOT / "handout" / f"{PREFIX}-student.tar.gz")
+    args = parser.parse_args(argv)
+    try:
+        placed = build(args.out)
+    except subprocess.CalledProcessError as problem:
+        print(f"error: git archive failed (make handout archives the committed tree): {problem.stderr.decode().strip()}",
+              file=sys.stderr)
+        return 2
+    print(f"student copy: {args.out}\n  left out: {', '.join(LEFT_OUT)}\n  starters in rtl/: {'; '.join(placed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+initial fd = $fopen("leak.txt", "w");

@@ -1,0 +1,533 @@
+"""The course kit against hostile and ordinary students: the sandbox, intake, scoring, feedback,
+reports, the student copy and a class of awkwardly named submissions."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from roofline_course import grade as grading
+from roofline_course import hints, intake, reports, sandbox
+from roofline_course.labs import load_lab
+from roofline_course.precheck import Precheck, precheck
+from roofline_tb.contract import ParamSet
+from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
+
+HOSTILE = REPO_ROOT / "tests" / "hostile"
+CASES = tomllib.loads((HOSTILE / "cases.toml").read_text())
+LAB1_FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
+needs_sandbox = pytest.mark.skipif(
+    sandbox.available() is not None, reason="bubblewrap not installed (apt-get install bubblewrap)"
+)
+
+
+def secrets() -> list[str]:
+    """Lines that must never reach any output: the hidden groups' files and the machine's passwords."""
+    lines = []
+    for path in [*LABS_DIR.glob("lab*/hidden.toml"), Path("/etc/passwd")]:
+        if path.exists():
+            lines += [
+                line.strip()
+                for line in path.read_text().splitlines()
+                if len(line.strip()) >= 10 and not line.strip().startswith("#")
+            ]
+    return lines
+
+
+SECRETS = secrets()
+
+
+def all_output(out: Path, *texts: str) -> str:
+    files = [
+        p.read_text(errors="replace")
+        for p in out.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".txt", ".xml", ".log")
+    ]
+    return "\n".join([*texts, *files])
+
+
+# Each pytest worker grades as its own sandbox user, so a check for leftover processes sees only its own.
+SLOT = 50 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+
+
+def sandbox_processes(slot: int = SLOT) -> list[str]:
+    """Processes of this worker's sandbox user still alive."""
+    run = subprocess.run(["ps", "-e", "-o", "uid=,pid=,args="], capture_output=True, text=True)
+    return [
+        line for line in run.stdout.splitlines() if line.split() and int(line.split()[0]) == sandbox.SANDBOX_UID + slot
+    ]
+
+
+def grade(rtl: Path, out: Path, *extra: str, lab: int = 1) -> tuple[int, dict, str]:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roofline_course.grade",
+            "--lab",
+            str(lab),
+            "--rtl",
+            str(rtl),
+            "--out",
+            str(out),
+            "--timeout",
+            "20",
+            "--slot",
+            str(SLOT),
+            *extra,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    result = json.loads((out / "result.json").read_text()) if (out / "result.json").exists() else {}
+    return run.returncode, result, run.stdout + run.stderr
+
+
+def reference_copy(folder: Path, edit: tuple[str, str, str] | None = None) -> Path:
+    folder.mkdir(parents=True)
+    for name in LAB1_FILES:
+        text = (RTL_DIR / name).read_text()
+        if edit and edit[0] == name:
+            text = text.replace(edit[1], edit[2])
+        (folder / name).write_text(text)
+    return folder
+
+
+# ---------------------------------------------------------------- hostile submissions
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_hostile_submission_is_stopped_and_leaks_nothing(name: str, tmp_path: Path) -> None:
+    expected = CASES[name]["status"]
+    code, result, stdout = grade(HOSTILE / name, tmp_path / "out")
+    assert result, stdout
+    statuses = expected if isinstance(expected, list) else [expected]
+    assert result["status"] in statuses, stdout
+    assert result["score"] < 100
+    if not CASES[name].get("limits"):
+        assert code == 2 and "could not grade" in stdout.splitlines()[-1]
+    text = all_output(tmp_path / "out", stdout)
+    leaked = [line for line in SECRETS if line in text]
+    assert not leaked, f"{name} leaked {leaked[:3]}"
+    for log in (tmp_path / "out").rglob("sim.log"):
+        assert log.stat().st_size < 25 << 20
+    assert not sandbox_processes(), "a sandboxed process outlived its grading run"
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_a_forged_results_file_never_counts_even_past_the_static_check(tmp_path: Path) -> None:
+    """The forgery runs for real here (the call check is bypassed): the sandbox alone must stop it."""
+    lab = load_lab(1)
+    submission = intake.select_design(intake.stage(str(HOSTILE / "forge_results"), tmp_path / "submission"), lab.top)
+    check = Precheck("ok", submission=submission)
+    group = next(g for g in lab.groups if g.name == "document cases")
+    score = grading.grade_group(lab, group, check, "forge", grading.Settings(slot=SLOT), tmp_path, {})
+    assert score.score == 0 and score.status == "crash", score.detail
+    assert not sandbox_processes()
+
+
+@needs_sandbox
+def test_symbolic_links_out_of_the_submission_are_not_followed(tmp_path: Path) -> None:
+    folder = tmp_path / "links"
+    folder.mkdir()
+    (folder / "roofline_attainable.sv").symlink_to("/etc/passwd")
+    (folder / "hidden.sv").symlink_to(LABS_DIR / "lab1" / "hidden.toml")
+    code, result, stdout = grade(folder, tmp_path / "out")
+    assert code == 2 and result["status"] == "no files"
+    assert not [line for line in SECRETS if line in all_output(tmp_path / "out", stdout)]
+
+
+def test_the_sandbox_holds_no_grader_files_no_network_and_no_proc(tmp_path: Path) -> None:
+    if sandbox.available():
+        pytest.skip("bubblewrap not installed")
+    probe = (
+        "import os, socket; print(sorted(os.listdir('/'))); print(os.path.exists('/proc/self'), "
+        f"os.path.exists('/etc/passwd'), os.path.exists({str(LABS_DIR)!r}), os.path.exists({str(RTL_DIR)!r}), os.getuid());"
+        "s = socket.socket(); s.settimeout(2)\ntry:\n    s.connect(('1.1.1.1', 53)); print('network')\n"
+        "except OSError: print('no network')"
+    )
+    outcome = sandbox.run([sys.executable, "-c", probe], submission=None, timeout_s=30, slot=SLOT)
+    assert outcome.returncode == 0, outcome.stderr
+    lines = outcome.stdout.splitlines()
+    assert lines[1] == f"False False False False {sandbox.SANDBOX_UID + SLOT}" and lines[2] == "no network"
+
+
+def test_the_sandbox_limits_memory_files_processes_and_time(tmp_path: Path) -> None:
+    if sandbox.available():
+        pytest.skip("bubblewrap not installed")
+    limits = sandbox.Limits(memory_mib=512, file_mib=1, processes=16, output_mib=1)
+    memory = sandbox.run(
+        [sys.executable, "-c", "b = bytearray(1 << 30)"], submission=None, timeout_s=30, limits=limits, slot=SLOT
+    )
+    assert memory.returncode != 0 and "MemoryError" in memory.stderr
+    big = sandbox.run(
+        ["sh", "-c", "head -c 5000000 /dev/zero > /run/big; echo $?"],
+        submission=None,
+        timeout_s=30,
+        limits=limits,
+        slot=SLOT,
+    )
+    assert big.stdout.strip() != "0"
+    forks = sandbox.run(
+        ["sh", "-c", "for i in $(seq 40); do sleep 3 & done; wait"],
+        submission=None,
+        timeout_s=30,
+        limits=limits,
+        slot=SLOT,
+    )
+    assert "fork" in forks.stderr.lower()
+    flood = sandbox.run(["sh", "-c", "yes flood; sleep 100"], submission=None, timeout_s=3, limits=limits, slot=SLOT)
+    assert flood.timed_out and flood.output_truncated == ["stdout"] and len(flood.stdout) <= 1 << 20
+    assert not sandbox_processes()
+
+
+def test_grading_refuses_without_bubblewrap_in_one_line(tmp_path: Path) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("iverilog", "yosys", "sh"):
+        if shutil.which(tool):
+            (bare / tool).symlink_to(shutil.which(tool))
+    run = subprocess.run(
+        [sys.executable, "-m", "roofline_course.grade", "--lab", "1", "--rtl", str(LABS_DIR / "lab1" / "starter")],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(bare)},
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().count("\n") == 0 and "apt-get install bubblewrap" in run.stderr
+
+
+# ---------------------------------------------------------------- intake and the port check
+
+
+def test_intake_takes_sub_folders_and_one_zip_and_ignores_a_testbench(tmp_path: Path) -> None:
+    nested = tmp_path / "download" / "student" / "src"
+    reference_copy(nested)
+    (nested.parent / "tb_mine.sv").write_text('module tb_mine; integer f; initial f = $fopen("x"); endmodule\n')
+    submission = intake.select_design(intake.stage(str(tmp_path / "download"), tmp_path / "s1"), "roofline_attainable")
+    assert sorted(p.name for p in submission.files) == sorted(LAB1_FILES)
+    assert any("tb_mine.sv" in line for line in submission.ignored)
+    archive = tmp_path / "hand_in.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for name in LAB1_FILES:
+            bundle.write(RTL_DIR / name, f"lab1/{name}")
+        bundle.writestr("../escape.sv", "module escape; endmodule")
+    zipped = intake.select_design(intake.stage(str(archive), tmp_path / "s2"), "roofline_attainable")
+    assert len(zipped.files) == 4 and any("outside the archive" in note for note in zipped.notes)
+    assert not (tmp_path / "escape.sv").exists()
+
+
+def test_two_definitions_of_one_module_name_both_files(tmp_path: Path) -> None:
+    folder = reference_copy(tmp_path / "twice")
+    (folder / "copy.sv").write_text((RTL_DIR / "roofline_level.sv").read_text())
+    with pytest.raises(
+        intake.IntakeError, match=r"roofline_level is defined twice: in copy.sv and in roofline_level.sv"
+    ):
+        intake.select_design(intake.stage(str(folder), tmp_path / "s"), "roofline_attainable")
+
+
+ALWAYS_COMB = """module roofline_attainable #(parameter int INT_BITS = 24, parameter int FRAC_BITS = 16) (
+  input  logic [INT_BITS+FRAC_BITS-1:0] peak_i, bw_i, ai_i,
+  output logic [INT_BITS+FRAC_BITS-1:0] cap_o,
+  output logic mem_bound_o
+);
+  always_comb begin
+    mem_bound_o = 1'b0;
+    cap_o = peak_i;
+  end
+endmodule
+"""
+
+
+@needs_sandbox
+@pytest.mark.parametrize("style", ["always_comb", "always_ff"])
+def test_the_port_check_reads_every_design_style(style: str, tmp_path: Path) -> None:
+    if style == "always_comb":
+        top, text, files = "roofline_attainable", ALWAYS_COMB, {}
+        misnamed = ALWAYS_COMB.replace("cap_o", "cap_out")
+        sets = [ParamSet()]
+    else:
+        top, files = (
+            "roofline_intensity",
+            {n: (RTL_DIR / n).read_text() for n in ("roofline_param_check.sv", "roofline_div_step.sv")},
+        )
+        text = (RTL_DIR / "roofline_intensity.sv").read_text()
+        misnamed = text.replace("done_o", "finished_o")
+        sets = [ParamSet(), ParamSet(8, 8, 1, 16)]
+    for variant, body in (("correct", text), ("misnamed", misnamed)):
+        folder = tmp_path / variant
+        folder.mkdir()
+        (folder / f"{top}.sv").write_text(body)
+        for name, other in files.items():
+            (folder / name).write_text(other)
+        check = precheck(top, str(folder), sets, tmp_path / f"pre-{variant}")
+        if variant == "correct":
+            assert check.ok and not [w for w in check.warnings if "could not read" in w], check.warnings
+        else:
+            assert check.stage == "ports" and any("is missing" in p for p in check.problems), check.problems
+
+
+# ---------------------------------------------------------------- scoring, feedback, reports
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_a_ridge_bug_loses_only_its_vectors_is_named_hinted_and_reruns(tmp_path: Path) -> None:
+    buggy = reference_copy(
+        tmp_path / "ridge", ("roofline_round_cap.sv", "product_i < peak_scaled", "product_i <= peak_scaled")
+    )
+    code, result, stdout = grade(buggy, tmp_path / "out", "--visible-only")
+    assert code == 1 and stdout.splitlines()[-1].startswith("graded:") and "fewer than full marks (exit 1)" in stdout
+    assert 50 < result["score"] < result["max_score"], stdout  # proportional: not 10/100
+    document = next(g for g in result["groups"] if g["name"] == "document cases")
+    assert "document_cases: calculator_check_2_ridge" in document["failing"]
+    assert any("hint (ridge tie)" in line for line in document["detail"])
+    rerun = re.search(r"rerun: (make sim [^\n]*ONLY=calculator_check_2_ridge[^\n]*)", stdout)
+    assert rerun, stdout
+    words = rerun[1].split()[2:]
+    run = subprocess.run(["make", "-s", "sim", *words], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run.returncode != 0 and "calculator_check_2_ridge" in run.stdout and "1 checked, 1 failed" in run.stdout
+
+
+def test_all_or_nothing_scoring_is_the_instructors_choice(tmp_path: Path) -> None:
+    lab = load_lab(1)
+    group = next(g for g in lab.groups if g.name == "edge cases")
+    result = {
+        "passed": 0,
+        "failures": [
+            "edge_cases: edge_cases: 16 checked, 1 failed (x)\nfailing: zero_peak\nfirst 1 shown:\n\nMISMATCH"
+        ],
+    }
+    proportional = grading._score_sim(group, result, 1.0, "make sim", "log", "")
+    strict = grading._score_sim(
+        group.__class__(**{**group.__dict__, "scoring": "all-or-nothing"}), result, 1.0, "make sim", "log", ""
+    )
+    assert proportional.score == pytest.approx(group.weight * 15 / 16) and strict.score == 0
+    assert proportional.failing == ["edge_cases: zero_peak"]
+
+
+@pytest.mark.parametrize(
+    ("report", "kind"),
+    [
+        (
+            "MISMATCH x [edge_cases exact_ridge_raw: ridge]\n  mem_bound_o expected 0  actual 1   <-- differs",
+            "ridge tie",
+        ),
+        (
+            "MISMATCH x [random_sweep 4: memory]\n  cap_o expected 0x0000000010 (1)  actual 0x000000000f (0.9)   <-- differs",
+            "rounding",
+        ),
+        (
+            "MISMATCH x [random_sweep 7: product_overflow]\n  cap_o expected 0x1 (1)  actual 0x7 (7)   <-- differs",
+            "product width",
+        ),
+        ("MISMATCH x [edge_cases bytes_zero: div0]\n  sat_o expected 1  actual 0   <-- differs", "saturation"),
+        ("TIMEOUT roofline_intensity: no done_o within 84 cycles", "latency"),
+        ("done_o is high after reset; it must be low", "pulse"),
+        ("out_valid_o was high in cycle 3 with nothing in flight: a result out of nowhere", "handshake"),
+    ],
+)
+def test_hints_follow_the_kind_of_failure(report: str, kind: str) -> None:
+    assert hints.kind_of(report) == kind
+    assert hints.hints_for([report])[0].startswith(f"hint ({kind})")
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_hidden_means_hidden_in_every_student_facing_report(tmp_path: Path) -> None:
+    starter = LABS_DIR / "lab1" / "starter"
+    code, result, stdout = grade(starter, tmp_path / "out", "--student-view")
+    hidden = [g for g in result["groups"] if g["hidden"]]
+    assert hidden and all(g["detail"] for g in hidden)  # the instructor's result has them
+    assert "SEED=4242" not in stdout and "random sweep (" not in stdout and "(after the due date)" in stdout
+    gradescope = json.loads((tmp_path / "out" / "gradescope.json").read_text())
+    assert "score" not in gradescope  # Gradescope sums the tests, applying each one's visibility
+    for test in gradescope["tests"]:
+        hidden_group = any(g["name"] == test["name"] and g["hidden"] for g in result["groups"])
+        assert test["visibility"] == ("after_due_date" if hidden_group else "visible")
+    prairie = json.loads((tmp_path / "out" / "prairielearn.json").read_text())
+    assert prairie["gradable"] and 0 <= prairie["score"] < 1
+    assert all("SEED=4242" not in t["output"] for t in prairie["tests"])
+
+
+def test_a_broken_upload_costs_no_prairielearn_attempt() -> None:
+    result = {"gradable": False, "problems": ["roofline_attainable.sv:2: syntax error"], "score": 0, "max_score": 100}
+    assert reports.prairielearn(result) == {
+        "gradable": False,
+        "format_errors": ["roofline_attainable.sv:2: syntax error"],
+    }
+
+
+# ---------------------------------------------------------------- the student copy
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: Path) -> None:
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    archive = tmp_path / "student.tar.gz"
+    subprocess.run(
+        [sys.executable, "-m", "roofline_course.handout", "--out", str(archive)],
+        cwd=REPO_ROOT,
+        check=True,
+        capture_output=True,
+    )
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+        tar.extractall(tmp_path, filter="data")
+    copy = tmp_path / "roofline-hw"
+    assert not [n for n in names if n.endswith("hidden.toml") or "/dropin/" in n or n.endswith("catalogue.toml")]
+    reference = {p.name for p in RTL_DIR.glob("*.sv")}
+    for name in reference & {p.name for p in (copy / "rtl").glob("*.sv")}:
+        assert (copy / "rtl" / name).read_text() != (RTL_DIR / name).read_text(), f"rtl/{name} is the reference"
+    (copy / ".venv").symlink_to(REPO_ROOT / ".venv")
+    python_path = os.pathsep.join(str(copy / part) for part in ("model", "tb", "course", "flows", "cli"))
+    env = {**os.environ, "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
+    run = subprocess.run(
+        ["make", "-s", "check", "LAB=1", "RTL=labs/lab1/starter"], cwd=copy, capture_output=True, text=True, env=env
+    )
+    assert "could not grade" not in run.stdout and "graded:" in run.stdout, run.stdout + run.stderr
+    for number in (1, 2, 3, 4, 5):
+        lab = load_lab(number, with_hidden=False)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "roofline_course.grade",
+                "--lab",
+                str(number),
+                "--rtl",
+                "rtl",
+                "--visible-only",
+                "--timeout",
+                "20",
+                "--out",
+                str(tmp_path / f"g{number}"),
+            ],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert run.returncode != 0, f"lab {number}: the student copy's rtl/ passes:\n{run.stdout}"
+        assert lab.top
+
+
+# ---------------------------------------------------------------- a class
+
+
+NAMES = ["jose@1", "jose_1", "Zoë", "Zoé", "kim.sv", "kim", "a b", "c:d", "e;f"]
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_grade_all_keeps_every_name_apart_and_regrades_one_in_place(tmp_path: Path) -> None:
+    room = tmp_path / "class"
+    room.mkdir()
+    broken = "module roofline_attainable(input logic a_i); assign = ; endmodule\n"
+    for name in NAMES:
+        if name.endswith(".sv"):
+            (room / name).write_text(broken)
+        else:
+            (room / name).mkdir()
+            (room / name / "roofline_attainable.sv").write_text(broken)
+    reference_copy(room / "correct")
+    shutil.copytree(room / "correct", room / "copied")
+    with zipfile.ZipFile(room / "zipped.zip", "w") as bundle:
+        bundle.writestr("roofline_attainable.sv", broken)
+    (room / ".hidden").mkdir()
+    (room / "notes.txt").write_text("not a submission")
+    (room / "late").mkdir()
+    (room / "late" / "roofline_attainable.sv").write_text(broken)
+    (room / "late" / "submission_metadata.json").write_text(
+        json.dumps({"created_at": "2026-11-03T10:00:00+00:00", "assignment": {"due_date": "2026-11-01T23:59:00+00:00"}})
+    )
+    out = tmp_path / "out"
+    command = [
+        sys.executable,
+        "-m",
+        "roofline_course.grade_all",
+        "--lab",
+        "1",
+        "--submissions",
+        str(room),
+        "--out",
+        str(out),
+        "--timeout",
+        "20",
+        "--jobs",
+        "2",
+        "--late-penalty",
+        "10",
+    ]
+    run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    everything = {p.name for p in room.iterdir()}
+    assert set(rows) == everything, set(rows) ^ everything
+    assert rows["correct"]["score"] == "100" and rows["jose@1"]["status"] == "compile error"
+    assert rows[".hidden"]["status"] == "not graded" and "dot" in rows[".hidden"]["first problem"]
+    assert rows["notes.txt"]["status"] == "not graded"
+    assert rows["late"]["late_days"] == "2" and rows["late"]["late_penalty"] == "20"
+    page = (out / "dashboard.html").read_text()
+    for section in ("Scores", "Pass rate per group", "Most common first failures", "Students", "Similar submissions"):
+        assert f"<h2>{section}</h2>" in page
+    assert re.search(r"<td>100%</td><td>copied</td><td>correct</td>", page), (
+        "identical submissions are not listed as similar"
+    )
+    first_run = sorted((out / "runs").iterdir())
+    (room / "kim" / "roofline_attainable.sv").write_text("".join((RTL_DIR / n).read_text() for n in LAB1_FILES))
+    run = subprocess.run([*command, "--student", "kim"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    again = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    assert again["kim"]["score"] == "100" and again["kim.sv"] == rows["kim.sv"] and again["correct"] == rows["correct"]
+    assert all(run_dir.exists() for run_dir in first_run) and len(list((out / "runs").iterdir())) == 2
+    assert not sandbox_processes()
+
+
+def test_an_unknown_student_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / "class").mkdir()
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roofline_course.grade_all",
+            "--lab",
+            "1",
+            "--submissions",
+            str(tmp_path / "class"),
+            "--student",
+            "nobody",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and "STUDENT=nobody" in run.stderr and run.stderr.count("\n") == 1
+
+
+def test_zip_members_cannot_escape_and_bombs_are_refused(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("big.sv", "0" * (intake.MAX_ARCHIVE_BYTES + 1))
+    with pytest.raises(intake.IntakeError, match="too large"):
+        intake.stage(str(bomb), tmp_path / "s")
