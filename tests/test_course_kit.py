@@ -397,7 +397,12 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
     reference = {p.name for p in RTL_DIR.glob("*.sv")}
     for name in reference & {p.name for p in (copy / "rtl").glob("*.sv")}:
         assert (copy / "rtl" / name).read_text() != (RTL_DIR / name).read_text(), f"rtl/{name} is the reference"
-    (copy / ".venv").symlink_to(REPO_ROOT / ".venv")
+    # The copy borrows this checkout's interpreter without touching its install: a .venv whose bin/
+    # is ours and whose stamp is fresh, so make installs nothing; PYTHONPATH puts the copy's code first.
+    (copy / ".venv").mkdir()
+    for part in ("bin", "lib", "pyvenv.cfg"):
+        (copy / ".venv" / part).symlink_to(REPO_ROOT / ".venv" / part)
+    (copy / ".venv" / ".installed").touch()
     python_path = os.pathsep.join(str(copy / part) for part in ("model", "tb", "course", "flows", "cli"))
     env = {**os.environ, "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
     run = subprocess.run(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from roofline_course import grade as grading
-from roofline_course.grade_job import simulator_stop
+from roofline_course.grade import simulator_stop
 from roofline_course.intake import stage
 from roofline_course.labs import LabError, available, load_lab
 from roofline_course.precheck import _compare_ports, summarize_compile_errors

@@ -23,7 +23,6 @@ from roofline_tb.config import SIMS, BenchConfig
 from roofline_tb.paths import BUILD_ROOT
 
 from . import reports, sandbox
-from .grade_job import simulator_stop
 from .hints import hints_for
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import INSIDE, STAGES, Precheck, precheck
@@ -159,6 +158,15 @@ def grade_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Set
     if group.kind == "synthesis":
         return _score_synthesis(group, result, outcome.seconds)
     return _score_sim(group, result, outcome.seconds, rerun, log, outcome.stdout)
+
+
+def simulator_stop(log_text: str) -> str:
+    """Why the simulator itself stopped, when its log says: Verilator names a combinational loop."""
+    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", log_text)
+    if match:
+        return (f"the simulator stopped: the logic did not settle ({Path(match[1]).name}:{match[2]}): a "
+                "combinational loop, a signal that depends on itself through assign or always @*")
+    return ""
 
 
 def test_credit(failure: str) -> float:

@@ -54,15 +54,6 @@ def _why_stopped(message: str) -> str:
     return "the design could not be built for simulation (see the log)"
 
 
-def simulator_stop(log_text: str) -> str:
-    """Why the simulator itself stopped, when its log says: Verilator names a combinational loop."""
-    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", log_text)
-    if match:
-        return (f"the simulator stopped: the logic did not settle ({Path(match[1]).name}:{match[2]}): a "
-                "combinational loop, a signal that depends on itself through assign or always @*")
-    return ""
-
-
 def run_synthesis(job: dict) -> dict:
     missing = [tool for tool in ("yosys", "nextpnr-ice40") if shutil.which(tool) is None]
     if missing:
