@@ -136,7 +136,7 @@ def test_a_forged_results_file_never_counts_even_past_the_static_check(tmp_path:
     submission = intake.select_design(intake.stage(str(HOSTILE / "forge_results"), tmp_path / "submission"), lab.top)
     check = Precheck("ok", submission=submission)
     group = next(g for g in lab.groups if g.name == "document cases")
-    score = grading.grade_group(lab, group, check, "forge", grading.Settings(slot=SLOT), tmp_path, {})
+    (score,) = grading.grade_batch(lab, [group], check, "forge", grading.Settings(slot=SLOT), tmp_path, {}, 30.0)
     assert score.score == 0 and score.status == "crash", score.detail
     assert not sandbox_processes()
 

@@ -1,8 +1,10 @@
 """`make grade LAB=<n> RTL=<file, folder or .zip>`: grade one submission of a course lab.
 
 First the submission is staged and checked (files, compile, the calls its design makes, ports),
-then every test group of the lab runs, each in its own sandbox with a time limit, so a design
-that hangs or crashes costs its group and nothing else. One canonical result (result.json)
+then the lab's test groups run in sandboxes with a time limit. Groups with the same visibility,
+parameter set and seed share one simulation (a hidden group never shares with a visible one);
+a design that hangs or crashes costs the groups of that simulation and nothing else, and once
+one has timed out, later simulations get AFTER_A_HANG_S. One canonical result (result.json)
 feeds every report: the terminal, JUnit XML, Gradescope, PrairieLearn and the class CSV.
 `make check` runs only the groups students can see.
 
@@ -14,8 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +35,7 @@ from .precheck import INSIDE, STAGES, Precheck, precheck
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
+AFTER_A_HANG_S = 10.0  # the time limit of every simulation after one that timed out
 COUNTS = re.compile(r"(\d+) checked, (\d+) failed")
 FAILING = re.compile(r"^failing: (.*)$", re.M)
 
@@ -96,13 +102,14 @@ class Settings:
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
     unsafe: bool = False
     slot: int = 0
+    parallel: int = 2  # simulations of one submission at a time (grade-all runs one per submission)
 
 
 def group_timeout(lab: Lab, group: Group) -> float:
     return lab.timeout_s * (SYNTH_TIMEOUT_FACTOR if group.kind == "synthesis" else 1)
 
 
-def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path
+def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float
               ) -> tuple[dict | None, sandbox.Outcome]:
     """The group's job in a fresh sandbox; its result comes back on the result pipe, its log on stdout."""
     submission = check.submission
@@ -113,7 +120,6 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
            "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
            "includes": [str(root / submission.relative(f)) for f in submission.folders]}
-    timeout = group_timeout(lab, group)
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
     outcome = sandbox.run([sys.executable, "-m", "roofline_course.grade_job"], submission=submission.root,
@@ -129,35 +135,58 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
     return result, outcome
 
 
-def grade_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, out: Path,
-                earlier: dict[str, GroupScore]) -> GroupScore:
-    unmet = [name for name in group.requires if not earlier[name].full]
+def batches(groups: tuple[Group, ...]) -> list[list[Group]]:
+    """Groups that can share one simulation: same visibility, parameter set, seed and sweep.
+
+    A hidden group never shares a run with a visible one (state a design keeps between tests
+    could carry a hidden vector into a visible report); a group that requires another runs alone.
+    """
+    keyed: dict[object, list[Group]] = {}
+    for group in groups:
+        key = (group.hidden, group.param_set, group.seed, group.sweep) if group.kind == "sim" and not group.requires \
+            else group.name
+        keyed.setdefault(key, []).append(group)
+    return list(keyed.values())
+
+
+def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, settings: Settings, out: Path,
+                earlier: dict[str, GroupScore], timeout: float) -> list[GroupScore]:
+    first = batch[0]
+    unmet = [name for name in first.requires if not earlier[name].full]
     if unmet:
-        return GroupScore(group, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])
-    folder = out / "groups" / slug(group.name)
-    result, outcome = run_group(lab, group, check, rtl, settings, folder)
+        return [GroupScore(first, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])]
+    joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
+    folder = out / "groups" / slug(first.name if len(batch) == 1 else "+".join(g.name for g in batch))
+    result, outcome = run_group(lab, joint, check, rtl, settings, folder, timeout)
     log = str(folder / "sim.log")
-    rerun = rerun_hint(lab, group, rtl, settings.sim) if group.kind == "sim" else "make synth RTL=<your folder>"
+    rerun = rerun_hint(lab, first, rtl, settings.sim) if first.kind == "sim" else "make synth RTL=<your folder>"
+    shared = len(batch) > 1
     if outcome.timed_out:
-        what = "synthesis" if group.kind == "synthesis" else "the simulation"
-        return GroupScore(group, 0.0, "timeout", [
-            f"TIMEOUT: {what} did not finish within {group_timeout(lab, group):.0f} s and was stopped.",
-            "A combinational loop (a signal that depends on itself through assign or always @*) or a",
-            "handshake that never completes does this. Look for one, then run the group yourself:",
-            f"  {rerun}"], outcome.seconds, rerun=rerun, log=log)
+        what = "synthesis" if first.kind == "synthesis" else "the simulation"
+        detail = [f"TIMEOUT: {what} did not finish within {timeout:.0f} s and was stopped.",
+                  "A combinational loop (a signal that depends on itself through assign or always @*) or a",
+                  "handshake that never completes does this. Look for one, then run the group yourself:", f"  {rerun}"]
+        detail += [f"(this simulation ran the groups {', '.join(g.name for g in batch)} together)"] if shared else []
+        return [GroupScore(g, 0.0, "timeout", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
     if result is None:
         why = "was stopped by a limit" if outcome.crashed else f"stopped (exit {outcome.returncode})"
-        return GroupScore(group, 0.0, "crash", [f"the grading process {why} without a result: the design used more "
-                                                f"memory, processes or output than allowed ({settings.limits.describe()})",
-                                                f"log: {log}"], outcome.seconds, rerun=rerun, log=log)
+        detail = [f"the grading process {why} without a result: the design used more memory, processes or output "
+                  f"than allowed ({settings.limits.describe()})", f"log: {log}"]
+        return [GroupScore(g, 0.0, "crash", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
     if "stopped" in result:
-        return GroupScore(group, 0.0, "crash", [f"{result['stopped']}; no result of this run counts.", f"log: {log}",
-                                                f"run it yourself: {rerun}"], outcome.seconds, rerun=rerun, log=log)
+        detail = [f"{result['stopped']}; no result of this run counts.", f"log: {log}", f"run it yourself: {rerun}"]
+        return [GroupScore(g, 0.0, "crash", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
     if "error" in result:
-        return GroupScore(group, 0.0, "error", [result["error"], f"log: {log}"], outcome.seconds, log=log)
-    if group.kind == "synthesis":
-        return _score_synthesis(group, result, outcome.seconds)
-    return _score_sim(group, result, outcome.seconds, rerun, log, outcome.stdout)
+        return [GroupScore(g, 0.0, "error", [result["error"], f"log: {log}"], outcome.seconds, log=log) for g in batch]
+    if first.kind == "synthesis":
+        return [_score_synthesis(first, result, outcome.seconds)]
+    scores = []
+    for group in batch:
+        mine = {"passed": sum(1 for test in result["passed_tests"] if test in group.tests),
+                "failures": [f for f in result["failures"] if f.partition(": ")[0] in group.tests]}
+        scores.append(_score_sim(group, mine, outcome.seconds / len(batch), rerun_hint(lab, group, rtl, settings.sim),
+                                 log, outcome.stdout))
+    return scores
 
 
 def simulator_stop(log_text: str) -> str:
@@ -238,14 +267,26 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
         scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
         return Grade(lab, rtl, check, scores, settings.sim)
     earlier: dict[str, GroupScore] = {}
-    scores = []
-    for group in lab.groups:
+    hung = threading.Event()
+
+    def run(batch: list[Group]) -> list[GroupScore]:
         if progress:
-            print(f"  running {group.name} ...", flush=True)
-        score = grade_group(lab, group, check, rtl, settings, out, earlier)
-        earlier[group.name] = score
-        scores.append(score)
-    return Grade(lab, rtl, check, scores, settings.sim)
+            print(f"  running {', '.join(g.name for g in batch)} ...", flush=True)
+        timeout = group_timeout(lab, batch[0])
+        if hung.is_set() and batch[0].kind == "sim":
+            timeout = min(timeout, AFTER_A_HANG_S)  # a design that hung once costs little more
+        scores = grade_batch(lab, batch, check, rtl, settings, out, earlier, timeout)
+        if any(score.status == "timeout" for score in scores):
+            hung.set()
+        return scores
+
+    independent = [batch for batch in batches(lab.groups) if not batch[0].requires]
+    with ThreadPoolExecutor(max_workers=max(1, settings.parallel)) as pool:
+        for scores in pool.map(run, independent):
+            earlier.update((score.group.name, score) for score in scores)
+    for batch in (batch for batch in batches(lab.groups) if batch[0].requires):  # after what they require
+        earlier.update((score.group.name, score) for score in run(batch))
+    return Grade(lab, rtl, check, [earlier[group.name] for group in lab.groups], settings.sim)
 
 
 def exit_status(result: Grade) -> int:
@@ -276,6 +317,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--student-view", action="store_true",
                         help="the terminal shows the visible groups only (Gradescope's stdout, which students see)")
     parser.add_argument("--slot", type=int, default=0, help=argparse.SUPPRESS)  # grade-all: a sandbox user per worker
+    parser.add_argument("--parallel", type=int, default=min(2, os.cpu_count() or 1),
+                        help="simulations of this submission run at once (grade-all uses 1 per submission)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade without bubblewrap: only for code you trust; student code must not run this way")
     return parser.parse_args(argv)
@@ -294,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
     out = (args.out or default_out(lab, args.rtl)).resolve()
-    settings = Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot)
+    settings = Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot,
+                        args.parallel)
     if not args.quiet:
         print(f"grading lab {lab.number} ({lab.top}) on {args.sim}: {args.rtl}", flush=True)
     result = grade(lab, args.rtl, out, settings, progress=not args.quiet)

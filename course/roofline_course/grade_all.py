@@ -57,7 +57,7 @@ def folder_name(name: str) -> str:
 
 def grade_one(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, slot: int) -> dict[str, Any]:
     command = [sys.executable, "-m", "roofline_course.grade", "--lab", str(lab.number), "--rtl", str(entry),
-               "--out", str(out), "--quiet", "--sim", args.sim, "--slot", str(slot)]
+               "--out", str(out), "--quiet", "--sim", args.sim, "--slot", str(slot), "--parallel", "1"]
     command += ["--hidden", str(args.hidden)] if args.hidden else []
     command += ["--timeout", str(args.timeout)] if args.timeout else []
     command += ["--unsafe-no-sandbox"] if args.unsafe_no_sandbox else []

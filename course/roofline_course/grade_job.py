@@ -39,7 +39,7 @@ def run_sim(job: dict) -> dict:
                            results_name=f"results-{secrets.token_hex(16)}.xml")
     except SimulatorStopped as stop:
         return {"stopped": _why_stopped(str(stop))}
-    return {"passed": result.passed, "failures": list(result.failures)}
+    return {"passed": result.passed, "passed_tests": list(result.passed_tests), "failures": list(result.failures)}
 
 
 def _why_stopped(message: str) -> str:

@@ -106,7 +106,8 @@ def _source_line(path: Path, number: int) -> str:
 def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) -> str | None:
     if outcome.timed_out:
         return f"{what} did not finish within {limits.step_s:.0f} s (a runaway generate loop or a huge memory?)"
-    if outcome.crashed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
+    killed = outcome.crashed or (outcome.returncode or 0) > 128  # a shell reports a signal as 128 + its number
+    if killed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
             or "out of memory" in outcome.stderr.lower():
         return (f"{what} ran out of its limits ({limits.memory_mib} MiB of memory, {limits.output_mib} MiB of "
                 "output): a very large memory, a huge generate loop, or a flood of messages?")

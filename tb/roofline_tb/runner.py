@@ -31,6 +31,7 @@ class BenchResult:
     results_xml: Path
     build_dir: Path
     waves: Path | None
+    passed_tests: tuple[str, ...] = ()
 
 
 def build_dir(cfg: BenchConfig, sources: list[Path]) -> Path:
@@ -238,17 +239,17 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
 
 
 def _read_results(results_xml: Path, work: Path, waves: bool) -> BenchResult:
-    passed, failures = 0, []
+    passed, failures = [], []
     for case in ET.parse(results_xml).iter("testcase"):
         failure = case.find("failure")
         if failure is None:
             failure = case.find("error")
         if failure is None:
-            passed += 1
+            passed.append(str(case.get("name")))
         else:
             failures.append(f"{case.get('name')}: {failure.get('message') or failure.text or 'failed'}")
     wave_file = None
     if waves:
         candidates = sorted(work.glob("*.fst")) + sorted(work.glob("*.vcd"))
         wave_file = candidates[0] if candidates else None
-    return BenchResult(passed, len(failures), tuple(failures), results_xml, work, wave_file)
+    return BenchResult(len(passed), len(failures), tuple(failures), results_xml, work, wave_file, tuple(passed))
