@@ -79,7 +79,7 @@ help:
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    the hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each must die"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
-	@echo "  make grade      grade a lab submission: LAB=<1..5> RTL=<file or folder> (HIDDEN=<file> TIMEOUT=<s>)"
+	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..5> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
 	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= LATE= LATE_MAX=)"
 	@echo "                  writes scores.csv and dashboard.html; exit 0 full marks, 1 fewer, 2 could not grade"

@@ -158,7 +158,7 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
     folder = out / "groups" / slug(first.name if len(batch) == 1 else "+".join(g.name for g in batch))
     result, outcome = run_group(lab, joint, check, rtl, settings, folder, timeout)
-    log = str(folder / "sim.log")
+    log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
     rerun = rerun_hint(lab, first, rtl, settings.sim) if first.kind == "sim" else "make synth RTL=<your folder>"
     shared = len(batch) > 1
     if outcome.timed_out:

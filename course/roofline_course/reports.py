@@ -76,7 +76,7 @@ def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
         if g["detail"] and (g["status"] not in ("pass", "not run") or g["kind"] == "synthesis"):
             lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
             if g["log"]:
-                lines.append(f"  full simulator log: {g['log']}")
+                lines.append(f"  full simulator log: {g['log']} (in the report folder)")
     return lines
 
 

@@ -12,12 +12,10 @@ Adding a top-level module: its RTL in rtl/, its bench in tb/<module>/test_<modul
 
 from __future__ import annotations
 
-import ast
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from roofline_golden import QFormat
+from roofline_golden import QFormat, cases
 from roofline_golden.cases import Params
 
 # ---------------------------------------------------------------- parameter sets
@@ -59,41 +57,27 @@ SMALL_SET = PARAM_SETS[2]
 
 # ---------------------------------------------------------------- ports
 
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
-
-
 def clog2(value: int) -> int:
     """Verilog's $clog2: bits needed to count value things (0 for 0 and 1)."""
     return max(0, (value - 1).bit_length())
 
 
 def evaluate(expression: str, values: Mapping[str, int]) -> int:
-    """A width expression: integers, parameter names, W (INT_BITS + FRAC_BITS), + - *, clog2()."""
+    """A width expression: integers, + - *, the module's parameters and the RTL's derived widths,
+    W = INT_BITS + FRAC_BITS and IDX_W = $clog2(LEVELS + 1)."""
     names = dict(values)
     if "INT_BITS" in names and "FRAC_BITS" in names:
         names["W"] = names["INT_BITS"] + names["FRAC_BITS"]
-
-    def walk(node: ast.AST) -> int:
-        if isinstance(node, ast.Expression):
-            return walk(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.Name) and node.id in names:
-            return names[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-            return _OPERATORS[type(node.op)](walk(node.left), walk(node.right))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "clog2" and len(node.args) == 1:
-            return clog2(walk(node.args[0]))
-        raise ValueError(f"width expression {expression!r}: {ast.dump(node)} is not allowed")
-
-    return walk(ast.parse(expression, mode="eval"))
+    if "LEVELS" in names:
+        names["IDX_W"] = clog2(names["LEVELS"] + 1)
+    return cases.evaluate(expression, names)
 
 
 @dataclass(frozen=True)
 class Port:
     name: str
     direction: str  # "input" or "output"
-    width: str = "1"  # an expression over the module's parameters (see `evaluate`)
+    width: str = "1"  # an expression over the module's parameters, W and IDX_W (see `evaluate`)
 
     @property
     def output(self) -> bool:
@@ -118,7 +102,7 @@ PORT_UNITS = {"peak_i": "GFLOP/s", "bw_i": "GB/s", "ai_i": "FLOP/B", "product_i"
               "level_cap_o": "GFLOP/s", "ops_i": "FLOP", "bytes_i": "B", "ai_o": "FLOP/B"}
 RATES_IN = _inputs(("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ai_i", "LEVELS*W"))
 HIERARCHY_OUT = _outputs(("cap_o", "W"), ("level_cap_o", "LEVELS*W"), ("mem_bound_o", "1"),
-                         ("binding_o", "clog2(LEVELS+1)"))
+                         ("binding_o", "IDX_W"))
 
 # ---------------------------------------------------------------- modules
 
@@ -191,7 +175,7 @@ _TABLE = (
     Module("roofline_binding", "the binding level: the lowest memory-bound product, lowest index on a tie",
            {**FORMAT, "LEVELS": 3},
            (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
-            *_outputs(("cap_o", "W"), ("binding_o", "clog2(LEVELS+1)"))),
+            *_outputs(("cap_o", "W"), ("binding_o", "IDX_W"))),
            ("roofline_binding",),
            lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 4})),
     Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
