@@ -208,3 +208,15 @@ def test_verilator_loop_is_named_in_the_report() -> None:
     log = "INFO %Error-DIDNOTCONVERGE: /x/roofline_attainable.sv:2: Active region did not converge\n"
     assert "combinational loop" in simulator_stop(log) and "roofline_attainable.sv:2" in simulator_stop(log)
     assert simulator_stop("INFO all fine\n") == ""
+
+
+@pytest.mark.sim
+def test_make_sim_prints_the_summary_and_failures_and_keeps_the_log_in_a_file() -> None:
+    run = subprocess.run([sys.executable, "-m", "roofline_tb.sim", "--top", "roofline_attainable", "--rtl",
+                          str(LABS_DIR / "lab1" / "starter"), "--seed", "3"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert len(lines) < 80, f"{len(lines)} lines"
+    assert any("MISMATCH roofline_attainable" in line for line in lines) and "summary:" in lines
+    log = next(line.split()[-1] for line in lines if line.strip().endswith("sim.log"))
+    assert Path(log).stat().st_size > 10_000  # the simulator's whole output went there

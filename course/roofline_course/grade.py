@@ -35,7 +35,7 @@ from .precheck import INSIDE, STAGES, Precheck, precheck
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
-AFTER_A_HANG_S = 10.0  # the time limit of every simulation after one that timed out
+AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
 COUNTS = re.compile(r"(\d+) checked, (\d+) failed")
 FAILING = re.compile(r"^failing: (.*)$", re.M)
 

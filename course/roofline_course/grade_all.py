@@ -25,7 +25,7 @@ from queue import Queue
 from typing import Any
 
 from roofline_tb.config import SIMS
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
 
 from . import dashboard, late, sandbox
 from .grade import slug
@@ -33,6 +33,8 @@ from .labs import Lab, LabError, load_lab
 from .reports import first_failure, first_problem
 
 GRADABLE_SUFFIXES = (".sv", ".v", ".zip")
+CALIBRATION = 5  # a simulation may take this many times what the reference takes
+MIN_TIMEOUT_S = 10.0
 
 
 def entries(folder: Path) -> list[Path]:
@@ -77,6 +79,21 @@ def grade_one(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, slot: 
             "first_failure": first_failure(result), "groups": {g["name"]: g["score"] for g in result["groups"]},
             "seconds": round(time.monotonic() - started, 1), "report": str(out / "score.txt"),
             "result": str(result_file)}
+
+
+def calibrated_timeout(lab: Lab, args: argparse.Namespace, out: Path) -> float | None:
+    """The time limit per simulation for this class: CALIBRATION x what the reference design takes,
+    at least MIN_TIMEOUT_S and at most the lab's own limit, so a class with hanging designs
+    does not wait out the lab's generous limit for each. None when rtl/ holds no reference."""
+    if args.timeout or not (RTL_DIR / f"{lab.top}.sv").exists():
+        return args.timeout
+    probe = argparse.Namespace(**{**vars(args), "timeout": None})
+    reference = grade_one(lab, RTL_DIR, out / "reference", probe, 0)
+    if reference.get("score") != lab.max_score:
+        print(f"note: the reference in rtl/ scores {reference.get('score')}: the lab's time limit stands", flush=True)
+        return None
+    slowest = max(json.loads(Path(reference["result"]).read_text())["groups"], key=lambda g: g["seconds"])["seconds"]
+    return round(min(lab.timeout_s, max(MIN_TIMEOUT_S, CALIBRATION * slowest)), 1)
 
 
 def load_rows(path: Path) -> dict[str, dict[str, str]]:
@@ -158,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     jobs = max(1, args.jobs)
     print(f"make grade-all: lab {lab.number} ({lab.top}), {len(found)} entries, {jobs} at a time; reports in {run_dir}",
           flush=True)
+    given = args.timeout
+    args.timeout = calibrated_timeout(lab, args, run_dir)
+    source = ("TIMEOUT=" if given else f"{CALIBRATION}x the reference's slowest simulation, at least {MIN_TIMEOUT_S:g} s"
+              if args.timeout else "the lab's")
+    print(f"time limit per simulation: {args.timeout or lab.timeout_s:g} s ({source})", flush=True)
     policy = late.Policy(args.late_penalty, args.late_max_days)
     slots: Queue[int] = Queue()
     for slot in range(jobs):
