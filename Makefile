@@ -118,7 +118,7 @@ sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
 
 test: prereqs prereqs-verilator $(STAMP)
 	@ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
-	  $(VPY) -m pytest -n $(JOBS) --junitxml=build/regression.xml $(PYTEST_ARGS)
+	  $(VPY) -m pytest -n $(JOBS) --durations=10 --junitxml=build/regression.xml $(PYTEST_ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_bulk.sweep --mode random -n $(call given,N,1000000) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)

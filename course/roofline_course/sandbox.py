@@ -126,15 +126,18 @@ def command(argv: list[str], submission: Path | None, limits: Limits, slot: int 
             extra_ro: list[tuple[Path, str]] | None = None, env: dict[str, str] | None = None, proc: bool = False) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox, as the unprivileged user."""
     uid = SANDBOX_UID + slot
+    # PYTHONPATH names the harness this grader runs from, whatever the installed package points at.
     environment = {"HOME": "/run", "TMPDIR": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+                   "PYTHONPATH": os.pathsep.join(str(REPO_ROOT / part) for part in HARNESS_PARTS),
                    "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "CCACHE_DISABLE": "1", **(env or {})}
     setenv = [word for name, value in environment.items() for word in ("--setenv", name, value)]
     return [
         "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--clearenv", *setenv,
-        *_binds(submission, extra_ro or []),
+        # The scratch folders first: a checkout that lives under /tmp is bound on top of them.
         "--size", str(limits.tmp_mib * MIB), "--perms", "01777", "--tmpfs", "/tmp",
         "--size", str(limits.work_mib * MIB), "--perms", "01777", "--tmpfs", "/run",
+        *_binds(submission, extra_ro or []),
         "--dev", "/dev", *(["--proc", "/proc"] if proc else []), "--chdir", "/run",
         "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
         "--no-new-privs", "--", *argv,
