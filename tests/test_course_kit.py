@@ -536,3 +536,15 @@ def test_zip_members_cannot_escape_and_bombs_are_refused(tmp_path: Path) -> None
         bundle.writestr("big.sv", "0" * (intake.MAX_ARCHIVE_BYTES + 1))
     with pytest.raises(intake.IntakeError, match="too large"):
         intake.stage(str(bomb), tmp_path / "s")
+
+
+@needs_sandbox
+@pytest.mark.sim
+def test_grading_on_verilator_runs_in_the_sandbox_and_refuses_c_code(tmp_path: Path) -> None:
+    code, result, stdout = grade(RTL_DIR, tmp_path / "out", "--visible-only", "--sim", "verilator")
+    assert code == 0 and result["score"] == result["max_score"], stdout
+    folder = reference_copy(
+        tmp_path / "c_code", ("roofline_attainable.sv", "endmodule", '  initial $c("system(\\"id\\");");\nendmodule')
+    )
+    check = precheck("roofline_attainable", str(folder), [ParamSet()], tmp_path / "pre", verilator=True)
+    assert check.stage == "forbidden" and any("$c" in problem for problem in check.problems), check.problems

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from roofline_tb.config import SIMS, BenchConfig
 from roofline_tb.paths import BUILD_ROOT
+from roofline_tb.tools import ToolError
 
 from . import reports, sandbox
 from .hints import hints_for
@@ -35,6 +36,7 @@ from .precheck import INSIDE, STAGES, Precheck, precheck
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
+VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ build is not the design's time
 AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
 COUNTS = re.compile(r"(\d+) checked, (\d+) failed")
 FAILING = re.compile(r"^failing: (.*)$", re.M)
@@ -120,6 +122,8 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
            "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
            "includes": [str(root / submission.relative(f)) for f in submission.folders]}
+    if settings.sim == "verilator":
+        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
     outcome = sandbox.run([sys.executable, "-m", "roofline_course.grade_job"], submission=submission.root,
@@ -163,7 +167,8 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     shared = len(batch) > 1
     if outcome.timed_out:
         what = "synthesis" if first.kind == "synthesis" else "the simulation"
-        detail = [f"TIMEOUT: {what} did not finish within {timeout:.0f} s and was stopped.",
+        limit = timeout + (VERILATOR_BUILD_S if settings.sim == "verilator" else 0)
+        detail = [f"TIMEOUT: {what} did not finish within {limit:.0f} s and was stopped.",
                   "A combinational loop (a signal that depends on itself through assign or always @*) or a",
                   "handshake that never completes does this. Look for one, then run the group yourself:", f"  {rerun}"]
         detail += [f"(this simulation ran the groups {', '.join(g.name for g in batch)} together)"] if shared else []
@@ -333,6 +338,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not args.unsafe_no_sandbox and (problem := sandbox.available()):
         print(f"error: grading runs student code in a sandbox, and {problem}", file=sys.stderr)
+        return 2
+    try:
+        sandbox.simulator_env(args.sim == "verilator")
+    except (sandbox.SandboxUnavailable, ToolError) as problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)

