@@ -43,6 +43,8 @@ def run_sim(job: dict) -> dict:
 
 
 def _why_stopped(message: str) -> str:
+    if message.startswith("the simulator printed"):
+        return message
     if match := re.search(r"terminated with error (-?\d+)", message):
         code = int(match[1])
         signals = {-9: "was killed (a time or memory limit)", -11: "crashed (segmentation fault: deep recursion?)",

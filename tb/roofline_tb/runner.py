@@ -216,9 +216,9 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     previous = os.environ.get("COCOTB_RESULTS_FILE")
     os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
     try:
-        if log_stream is not None:
-            capture: contextlib.AbstractContextManager[None] = captured_log(
-                simulator.logger, CappedLog(log_stream, log_limit, lambda: _stop(simulator)))
+        capped = CappedLog(log_stream, log_limit, lambda: _stop(simulator)) if log_stream is not None else None
+        if capped is not None:
+            capture: contextlib.AbstractContextManager[None] = captured_log(simulator.logger, capped)
         elif quiet:
             capture = captured_log(simulator.logger, _log_file(work / "sim.log"))
         else:
@@ -228,6 +228,8 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     except SystemExit as stop:
         # cocotb-test says "FAILED n tests" when the simulator ran to the end; anything else (a build
         # error, "Process vvp terminated with error -11", no results file) means it did not.
+        if capped is not None and capped.overflowed:
+            raise SimulatorStopped(f"the simulator printed more than {log_limit >> 20} MiB and was stopped") from None
         if not str(stop).startswith("FAILED") or not results_xml.exists():
             raise SimulatorStopped(str(stop)) from None
     finally:
