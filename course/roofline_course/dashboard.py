@@ -61,7 +61,7 @@ def _histogram(percents: list[float]) -> str:
     width, height, bar = 440, 160, 40
     bars = []
     for index, count in enumerate(counts):
-        h = int((height - 30) * count / top)
+        h = int((height - 40) * count / top)  # room above the tallest bar for its count
         x = 10 + index * (bar + 3)
         bars.append(f'<rect x="{x}" y="{height - 20 - h}" width="{bar}" height="{h}" fill="#4a78b5">'
                     f"<title>{index * 10}-{index * 10 + 10}%: {count}</title></rect>"
