@@ -86,6 +86,24 @@ BAD_INPUTS = {
     "unknown precision": (BASE + 'precision = "FP8"\nintensity = { DRAM = "1 FLOP/B" }\n', "unknown precision"),
     "both kinds": (BASE + 'intensity = { DRAM = "1 FLOP/B" }\nops = "1 FLOP"\nbytes = { DRAM = "1 B" }\n', "either"),
     "not toml": ("[platform\n", "not valid TOML"),
+    "nan in toml": (BASE + "ops = nan\nbytes = { DRAM = 8 }\n", "not a finite number"),
+    "inf in toml": (BASE + "ops = inf\nbytes = { DRAM = 8 }\n", "not a finite number"),
+    "1e400 in toml": (BASE + "ops = 1e400\nbytes = { DRAM = 8 }\n", "not a finite number"),
+    "precision as a list": (BASE + 'precision = ["FP64"]\nintensity = { DRAM = "1 FLOP/B" }\n', "unknown precision"),
+    "a 5000-digit exponent": (BASE + 'intensity = { DRAM = "1e5000 FLOP/B" }\n', "outside the numbers"),
+    "a 10^8-digit exponent": (BASE + 'intensity = { DRAM = "1e100000000 FLOP/B" }\n', "outside the numbers"),
+    "zero peak": (BASE.replace('"100 GFLOP/s"', '"0 GFLOP/s"') + 'intensity = { DRAM = "1 FLOP/B" }\n', "zero peak"),
+    "two kernels, one name": (BASE + 'intensity = { DRAM = "1 FLOP/B" }\n[[kernel]]\nname = "k"\n'
+                              'intensity = { DRAM = "2 FLOP/B" }\n', "named twice"),
+}
+JSON_BAD = {
+    "NaN": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
+           '"kernel": [{"name": "k", "ops": NaN, "bytes": {"D": 8}}]}',
+    "-Infinity": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
+                 '"kernel": [{"name": "k", "ops": -Infinity, "bytes": {"D": 8}}]}',
+    "1e400": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
+             '"kernel": [{"name": "k", "ops": 1e400, "bytes": {"D": 8}}]}',
+    "deep nesting": "[" * 100_000 + "]" * 100_000,
 }
 
 
@@ -99,6 +117,35 @@ def test_bad_input_gets_one_message_naming_the_file_and_field(name: str, tmp_pat
     err = capsys.readouterr().err
     assert str(path) in err and expected in err, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", JSON_BAD)
+def test_bad_json_gets_one_line_and_exit_2(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(JSON_BAD[name])
+    assert cli.main(["place", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_binary_files_folders_and_bad_outputs_are_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    binary = tmp_path / "platform.toml"
+    binary.write_bytes(b"\xff\xfe\x00platform")
+    folder = tmp_path / "folder.toml"
+    folder.mkdir()
+    good = REPO_ROOT / "examples" / "document.toml"
+    (tmp_path / "file").write_text("x")
+    cases = [(["place", str(binary)], "not a text file"), (["place", str(folder)], "a folder"),
+             (["plot", str(good), "-o", str(tmp_path / "file" / "x.png")], "is not a folder"),
+             (["plot", str(good), "-o", str(folder)], "write a .png or a .svg"),
+             (["plot", str(good), "-o", str(tmp_path / "dir.svg")], "a folder")]
+    (tmp_path / "dir.svg").mkdir()
+    for argv, expected in cases:
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1, (argv, err)
+    assert cli.main(["plot", str(good), "-o", str(tmp_path / "upper.PNG")]) == 0
+    assert (tmp_path / "upper.PNG").stat().st_size > 1000
 
 
 def test_a_missing_file_is_a_message(capsys: pytest.CaptureFixture[str]) -> None:

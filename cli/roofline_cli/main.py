@@ -57,6 +57,17 @@ def through_rtl(platform: Platform, placements: list[placing.Placement], sim: st
     return agree, rtl_caps
 
 
+def output_problem(output: Path) -> str:
+    """Why the picture cannot be written there, or "" when it can be tried."""
+    if output.suffix.lower() not in (".png", ".svg"):
+        return "write a .png or a .svg"
+    if output.is_dir():
+        return "a folder; give a file name ending in .png or .svg"
+    if not output.parent.is_dir():
+        return f"{output.parent} is not a folder"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
@@ -87,11 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from .plot import plot
 
-        if args.output.suffix not in (".png", ".svg"):
-            print(f"roofline: -o {args.output}: write a .png or a .svg", file=sys.stderr)
+        problem = output_problem(args.output)
+        if problem:
+            print(f"roofline: -o {args.output}: {problem}", file=sys.stderr)
             return 2
         title = f"Roofline: {platform.name}" + (f" (caps computed by the RTL on {args.rtl})" if args.rtl else "")
-        plot(platform, placements, args.output, title, rtl_caps)
+        try:
+            plot(platform, placements, args.output, title, rtl_caps)
+        except OSError as failure:
+            print(f"roofline: -o {args.output}: cannot be written: {failure.strerror or failure}", file=sys.stderr)
+            return 2
         print(f"wrote {args.output}")
     if not agree:
         print("roofline: the RTL disagrees with the model beyond the stated bound (marked above)", file=sys.stderr)

@@ -66,16 +66,27 @@ class Platform:
         return next(level for level in self.levels if level.name == name)
 
 
+MAX_FILE_BYTES = 50 << 20
+
+
 def load(path: Path) -> Platform:
+    if path.is_dir():
+        raise InputError(f"{path}: a folder; give a .toml or .json file")
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    if path.suffix.lower() not in (".json", ".toml"):
+        raise InputError(f"{path}: use a .toml or .json file")
     try:
-        if path.suffix == ".json":
-            data = json.loads(path.read_text())
-        elif path.suffix == ".toml":
-            data = tomllib.loads(path.read_text())
-        else:
-            raise InputError(f"{path}: use a .toml or .json file")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB")
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file (UTF-8)") from None
+    except OSError as problem:
+        raise InputError(f"{path}: cannot be read: {problem.strerror}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to be a platform file") from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as problem:
         raise InputError(f"{path}: not valid {path.suffix[1:].upper()}: {problem}") from None
     return Reader(path).platform(data)
@@ -106,6 +117,9 @@ class Reader:
         if not peaks_in:
             raise self.fail("platform.peak", "give at least one precision, e.g. peak = { FP64 = \"100 GFLOP/s\" }")
         peaks = {name: self.quantity(value, "compute", f"platform.peak.{name}") for name, value in peaks_in.items()}
+        for name, peak in peaks.items():
+            if peak == 0:
+                raise self.fail(f"platform.peak.{name}", "zero peak: nothing would ever run")
         levels_in = platform.get("levels")
         if not isinstance(levels_in, list) or not levels_in:
             raise self.fail("platform.levels", "give at least one memory level with a name and a bandwidth")
@@ -129,6 +143,11 @@ class Reader:
             raise self.fail("kernel", "give at least one [[kernel]]")
         names = [level.name for level in levels]
         kernels = tuple(self.kernel(entry, index, names, peaks) for index, entry in enumerate(kernels_in))
+        seen: set[str] = set()
+        for index, kernel in enumerate(kernels):
+            if kernel.name in seen:  # results are matched to kernels by name
+                raise self.fail(f"kernel[{index}].name", f"kernel {kernel.name!r} is named twice")
+            seen.add(kernel.name)
         return Platform(str(platform.get("name", self.path.stem)), str(platform.get("source", "")), peaks,
                         tuple(levels), kernels, self.path)
 
@@ -140,7 +159,7 @@ class Reader:
             raise self.fail(f"{field}.name", "missing")
         field = f"kernel[{index}] ({name})"
         precision = entry.get("precision", next(iter(peaks)))
-        if precision not in peaks:
+        if not isinstance(precision, str) or precision not in peaks:
             raise self.fail(f"{field}.precision", f"unknown precision {precision!r}; the platform has {', '.join(peaks)}")
         has_intensity, has_counts = "intensity" in entry, "ops" in entry or "bytes" in entry
         if has_intensity == has_counts:

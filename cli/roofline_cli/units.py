@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -19,8 +20,22 @@ KINDS: dict[str, tuple[str, dict[str, Fraction]]] = {
 _QUANTITY = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(\S*)\s*$")
 
 
+MAX_DIGITS = 60  # digits of a number as written
+MAX_EXPONENT = 60  # |exponent| of a number as written: far beyond any machine, far short of a slow Fraction
+
+
 class UnitError(ValueError):
     """A value that is not a number with a known unit of the kind expected."""
+
+
+def _exact(text: str) -> Fraction:
+    """A decimal number, read exactly, once its size is known to be reasonable."""
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = sum(character.isdigit() for character in mantissa)
+    if digits > MAX_DIGITS or (exponent and abs(int(exponent)) > MAX_EXPONENT):
+        raise UnitError(f"{text} is outside the numbers this tool reads (at most {MAX_DIGITS} digits, "
+                        f"exponents within +-{MAX_EXPONENT})")
+    return Fraction(text)
 
 
 def parse(value: object, kind: str) -> Fraction:
@@ -28,9 +43,11 @@ def parse(value: object, kind: str) -> Fraction:
     canonical, units = KINDS[kind]
     if isinstance(value, bool):
         raise UnitError(f"expected a {kind} such as '10 {canonical}', got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnitError(f"{value!r} is not a finite number")
     if isinstance(value, (int, float)):
         if kind in ("operations", "bytes"):
-            return _non_negative(Fraction(str(value)), kind)
+            return _non_negative(_exact(str(value)), kind)
         raise UnitError(f"{value!r} has no unit: write it with one, for example '{value} {canonical}'")
     if not isinstance(value, str):
         raise UnitError(f"expected a {kind} such as '10 {canonical}', got {value!r}")
@@ -47,7 +64,7 @@ def parse(value: object, kind: str) -> Fraction:
             raise UnitError(f"{value!r} has no unit: write it with one, for example '{number} {canonical}'")
     if unit not in units:
         raise UnitError(f"unknown unit {unit!r} for a {kind}; use one of {', '.join(units)}")
-    return _non_negative(Fraction(number) * units[unit], kind)
+    return _non_negative(_exact(number) * units[unit], kind)
 
 
 def _non_negative(value: Fraction, kind: str) -> Fraction:
