@@ -15,6 +15,10 @@ OFFSETS = ((10, 6), (10, -22), (-10, 6), (-10, -22), (12, 26), (12, -42), (-12, 
 CHAR_W, LINE_H = 5.0, 10.5  # points per character and per line at font size 8
 
 
+MAX_POINTS = 400  # more kernels than this are drawn as a density
+MAX_LABELS = 20
+
+
 def plot(platform: Platform, placements: list[Placement], out: Path, title: str | None = None,
          rtl_caps: dict[str, Fraction] | None = None) -> None:
     import matplotlib
@@ -50,26 +54,48 @@ def plot(platform: Platform, placements: list[Placement], out: Path, title: str 
                             color=level_color[level.name])
 
     labels: list[tuple[float, float, str]] = []
+    points: dict[tuple[str, bool], tuple[list[float], list[float]]] = {}  # (level, binds) -> xs, ys
+    squares: tuple[list[float], list[float]] = ([], [])
+    stars: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}  # above the roof?
     for placement in placements:
         for row in placement.rows:
             if row.intensity <= 0 or row.cap <= 0:
                 continue
-            binds = row.level == placement.binding
-            ax.plot([float(row.intensity)], [float(row.cap)], marker="o", markersize=9 if binds else 6,
-                    markerfacecolor=level_color[row.level] if binds else "white", markeredgecolor=level_color[row.level],
-                    markeredgewidth=1.5, zorder=5)
+            xs, ys = points.setdefault((row.level, row.level == placement.binding), ([], []))
+            xs.append(float(row.intensity))
+            ys.append(float(row.cap))
         anchor = next((r for r in placement.rows if r.level == placement.binding), placement.rows[0])
         if placement.binding == "compute":  # on the flat roof: mark where the kernel meets it
             anchor = max(placement.rows, key=lambda r: r.intensity)
-            ax.plot([float(anchor.intensity)], [float(placement.cap)], marker="s", markersize=8, color="black", zorder=6)
+            squares[0].append(float(anchor.intensity))
+            squares[1].append(float(placement.cap))
         if anchor.intensity > 0 and placement.cap > 0:
             text = f"{placement.kernel.name}\n{number(placement.cap)} GFLOP/s"
             if rtl_caps and placement.kernel.name in rtl_caps:
                 text += f" (RTL {number(rtl_caps[placement.kernel.name])})"
             labels.append((float(anchor.intensity), float(placement.cap), text))
         if placement.kernel.measured:
-            ax.plot([float(anchor.intensity)], [float(placement.kernel.measured)], marker="*", markersize=11,
-                    color="red" if placement.above_roof else "black", zorder=6)
+            stars[placement.above_roof][0].append(float(anchor.intensity))
+            stars[placement.above_roof][1].append(float(placement.kernel.measured))
+    dense = len(placements) > MAX_POINTS
+    if dense:  # too many to tell apart: the binding points as a density, the other levels left out
+        xs = [x for (_, binds), (level_xs, _) in points.items() if binds for x in level_xs]
+        ys = [y for (_, binds), (_, level_ys) in points.items() if binds for y in level_ys]
+        cells = ax.hexbin(xs, ys, xscale="log", yscale="log", gridsize=60, mincnt=1, cmap="Blues", zorder=5)
+        fig.colorbar(cells, ax=ax, label="kernels (binding point) per cell")
+    else:
+        for (level, binds), (xs, ys) in points.items():
+            ax.plot(xs, ys, linestyle="", marker="o", markersize=9 if binds else 6,
+                    markerfacecolor=level_color[level] if binds else "white", markeredgecolor=level_color[level],
+                    markeredgewidth=1.5, zorder=5)
+        ax.plot(*squares, linestyle="", marker="s", markersize=8, color="black", zorder=6)
+    for above, (xs, ys) in stars.items():
+        ax.plot(xs, ys, linestyle="", marker="*", markersize=11, color="red" if above else "black", zorder=6)
+    if len(labels) > MAX_LABELS:  # a readable sample, spread along the intensity axis
+        ordered = sorted(labels)
+        labels = [ordered[round(i * (len(ordered) - 1) / (MAX_LABELS - 1))] for i in range(MAX_LABELS)]
+        ax.text(0.01, 0.01, f"labels for {MAX_LABELS} of {len(placements)} kernels", transform=ax.transAxes,
+                fontsize=8, color="grey")
 
     ax.set_xlim(low, high)
     lowest_cap = min([float(p.cap) for p in placements if p.cap > 0] + [float(top_peak)])
