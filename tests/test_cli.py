@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from fractions import Fraction
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from roofline_cli import main as cli
+from roofline_cli.document import schema
 from roofline_cli.place import place
 from roofline_cli.platform import load
 from roofline_golden import cases
@@ -48,7 +50,7 @@ def test_a_measured_point_gets_its_fraction_and_headroom_and_one_above_its_roof_
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     platform_file = tmp_path / "p.toml"
-    platform_file.write_text('''
+    platform_file.write_text("""
 [platform]
 peak = { FP64 = "100 GFLOP/s" }
 levels = [{ name = "DRAM", bandwidth = "20 GB/s" }]
@@ -60,28 +62,31 @@ measured = "8 GFLOP/s"
 name = "too good"
 intensity = { DRAM = "0.5 FLOP/B" }
 measured = "12 GFLOP/s"
-''')
+""")
     assert cli.main(["place", str(platform_file)]) == 0
     out = capsys.readouterr().out
     assert "measured 8 GFLOP/s = 80.0% of the cap, headroom 2 GFLOP/s" in out
     assert "DIAGNOSTIC: the measured 12 GFLOP/s is above its roof of 10 GFLOP/s" in out
 
 
-BASE = '''
+BASE = """
 [platform]
 peak = { FP64 = "100 GFLOP/s" }
 levels = [{ name = "DRAM", bandwidth = "20 GB/s" }]
 [[kernel]]
 name = "k"
-'''
+"""
 BAD_INPUTS = {
-    "missing peak": ('[platform]\nlevels = [{ name = "DRAM", bandwidth = "20 GB/s" }]\n[[kernel]]\nname = "k"\n'
-                     'intensity = { DRAM = "1 FLOP/B" }\n', "platform.peak"),
+    "missing peak": (
+        '[platform]\nlevels = [{ name = "DRAM", bandwidth = "20 GB/s" }]\n[[kernel]]\nname = "k"\n'
+        'intensity = { DRAM = "1 FLOP/B" }\n',
+        "platform.peak",
+    ),
     "negative intensity": (BASE + 'intensity = { DRAM = "-1 FLOP/B" }\n', "negative"),
     "zero bandwidth": (BASE.replace('"20 GB/s"', '"0 GB/s"') + 'intensity = { DRAM = "1 FLOP/B" }\n', "zero bandwidth"),
     "zero bytes": (BASE + 'ops = "10 FLOP"\nbytes = { DRAM = "0 B" }\n', "zero bytes"),
     "unknown unit": (BASE + 'intensity = { DRAM = "1 FLOP/furlong" }\n', "unknown unit"),
-    "no unit": (BASE.replace('"100 GFLOP/s"', '100') + 'intensity = { DRAM = "1 FLOP/B" }\n', "has no unit"),
+    "no unit": (BASE.replace('"100 GFLOP/s"', "100") + 'intensity = { DRAM = "1 FLOP/B" }\n', "has no unit"),
     "unknown level": (BASE + 'intensity = { HBM = "1 FLOP/B" }\n', "unknown level 'HBM'"),
     "unknown precision": (BASE + 'precision = "FP8"\nintensity = { DRAM = "1 FLOP/B" }\n', "unknown precision"),
     "both kinds": (BASE + 'intensity = { DRAM = "1 FLOP/B" }\nops = "1 FLOP"\nbytes = { DRAM = "1 B" }\n', "either"),
@@ -93,23 +98,26 @@ BAD_INPUTS = {
     "a 5000-digit exponent": (BASE + 'intensity = { DRAM = "1e5000 FLOP/B" }\n', "outside the numbers"),
     "a 10^8-digit exponent": (BASE + 'intensity = { DRAM = "1e100000000 FLOP/B" }\n', "outside the numbers"),
     "zero peak": (BASE.replace('"100 GFLOP/s"', '"0 GFLOP/s"') + 'intensity = { DRAM = "1 FLOP/B" }\n', "zero peak"),
-    "two kernels, one name": (BASE + 'intensity = { DRAM = "1 FLOP/B" }\n[[kernel]]\nname = "k"\n'
-                              'intensity = { DRAM = "2 FLOP/B" }\n', "named twice"),
+    "two kernels, one name": (
+        BASE + 'intensity = { DRAM = "1 FLOP/B" }\n[[kernel]]\nname = "k"\nintensity = { DRAM = "2 FLOP/B" }\n',
+        "named twice",
+    ),
 }
 JSON_BAD = {
     "NaN": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
-           '"kernel": [{"name": "k", "ops": NaN, "bytes": {"D": 8}}]}',
+    '"kernel": [{"name": "k", "ops": NaN, "bytes": {"D": 8}}]}',
     "-Infinity": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
-                 '"kernel": [{"name": "k", "ops": -Infinity, "bytes": {"D": 8}}]}',
+    '"kernel": [{"name": "k", "ops": -Infinity, "bytes": {"D": 8}}]}',
     "1e400": '{"platform": {"peak": {"FP64": "100 GFLOP/s"}, "levels": [{"name": "D", "bandwidth": "1 GB/s"}]}, '
-             '"kernel": [{"name": "k", "ops": 1e400, "bytes": {"D": 8}}]}',
+    '"kernel": [{"name": "k", "ops": 1e400, "bytes": {"D": 8}}]}',
     "deep nesting": "[" * 100_000 + "]" * 100_000,
 }
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
-def test_bad_input_gets_one_message_naming_the_file_and_field(name: str, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_gets_one_message_naming_the_file_and_field(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text, expected = BAD_INPUTS[name]
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -128,17 +136,22 @@ def test_bad_json_gets_one_line_and_exit_2(name: str, tmp_path: Path, capsys: py
     assert str(path) in err and err.count("\n") == 1 and "Traceback" not in err, err
 
 
-def test_binary_files_folders_and_bad_outputs_are_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_binary_files_folders_and_bad_outputs_are_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     binary = tmp_path / "platform.toml"
     binary.write_bytes(b"\xff\xfe\x00platform")
     folder = tmp_path / "folder.toml"
     folder.mkdir()
     good = REPO_ROOT / "examples" / "document.toml"
     (tmp_path / "file").write_text("x")
-    cases = [(["place", str(binary)], "not a text file"), (["place", str(folder)], "a folder"),
-             (["plot", str(good), "-o", str(tmp_path / "file" / "x.png")], "is not a folder"),
-             (["plot", str(good), "-o", str(folder)], "write a .png or a .svg"),
-             (["plot", str(good), "-o", str(tmp_path / "dir.svg")], "a folder")]
+    cases = [
+        (["place", str(binary)], "not a text file"),
+        (["place", str(folder)], "a folder"),
+        (["plot", str(good), "-o", str(tmp_path / "file" / "x.png")], "is not a folder"),
+        (["plot", str(good), "-o", str(folder)], "write a .png or a .svg"),
+        (["plot", str(good), "-o", str(tmp_path / "dir.svg")], "a folder"),
+    ]
     (tmp_path / "dir.svg").mkdir()
     for argv, expected in cases:
         assert cli.main(argv) == 2, argv
@@ -161,8 +174,10 @@ def test_a_value_the_rtl_format_cannot_hold_names_the_format_range(capsys: pytes
 
 def test_json_files_are_read_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "p.json"
-    path.write_text('{"platform": {"peak": {"FP32": "1 TFLOP/s"}, "levels": [{"name": "HBM", "bandwidth": "1 TB/s"}]},'
-                    ' "kernel": [{"name": "k", "ops": 4000, "bytes": {"HBM": "1 kB"}}]}')
+    path.write_text(
+        '{"platform": {"peak": {"FP32": "1 TFLOP/s"}, "levels": [{"name": "HBM", "bandwidth": "1 TB/s"}]},'
+        ' "kernel": [{"name": "k", "ops": 4000, "bytes": {"HBM": "1 kB"}}]}'
+    )
     assert cli.main(["place", str(path)]) == 0
     assert "end to end: 1000 GFLOP/s, bound by the compute roof" in capsys.readouterr().out
 
@@ -180,7 +195,9 @@ def test_plot_writes_the_picture(suffix: str, tmp_path: Path) -> None:
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", ["icarus", "verilator"])
 @pytest.mark.parametrize("example", ["document.toml", "a100.toml"])
-def test_the_rtl_agrees_with_the_model_on_the_examples(sim: str, example: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_rtl_agrees_with_the_model_on_the_examples(
+    sim: str, example: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     if sim == "verilator" and shutil.which("g++") is None:
         pytest.skip("g++ is needed for Verilator")
     assert cli.main(["place", str(EXAMPLES / example), "--rtl", sim]) == 0
@@ -196,3 +213,35 @@ def test_make_report_writes_one_page_with_the_rtl_roofline() -> None:
     assert report.main([]) == 0
     page = (report.REPORT_DIR / "index.html").read_text()
     assert "roofline-hw regression report" in page and "<svg" in page and "caps computed by the RTL on icarus" in page
+
+
+def place_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert cli.main(["place", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_place_json_follows_its_shipped_schema_and_the_model(capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = place_json([str(REPO_ROOT / "examples" / "a100.toml")], capsys)
+    jsonschema.validate(doc, schema())
+    assert doc["schema_version"] == 1 and doc["rtl"] is None
+    stream = next(k for k in doc["kernels"] if k["name"].startswith("STREAM"))
+    assert stream["binding"] == "HBM" and stream["measured_gflops"] is not None
+    assert stream["fraction_of_cap"] == pytest.approx(stream["measured_gflops"] / stream["cap_gflops"])
+    document_cases = place_json([str(REPO_ROOT / "examples" / "document.toml")], capsys)
+    ridge = next(k for k in document_cases["kernels"] if "ridge" in k["name"])
+    assert ridge["cap_exact"] == "100" and ridge["binding"] == "compute"  # the documents' calculator check 2
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**doc, "schema_version": 2}, schema())
+
+
+@pytest.mark.sim
+def test_place_json_with_the_rtl_carries_raw_values_and_lsb_differences(capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = place_json([str(REPO_ROOT / "examples" / "document.toml"), "--rtl", "icarus"], capsys)
+    jsonschema.validate(doc, schema())
+    assert doc["rtl"] == {"simulator": "icarus", "format": "UQ24.16"}
+    for kernel in doc["kernels"]:
+        assert kernel["rtl"]["values"] and all(
+            v["agrees"] and abs(v["diff_lsb"]) <= v["bound_lsb"] for v in kernel["rtl"]["values"]
+        )

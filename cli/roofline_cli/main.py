@@ -10,6 +10,7 @@ the file and the field; a disagreement between the RTL and the model exits with 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from fractions import Fraction
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from . import place as placing
 from . import rtl
+from .document import document
 from .platform import InputError, Platform, load
 
 
@@ -31,12 +33,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         command.add_argument("--format", default="UQ24.16", help="the RTL's fixed-point format (default UQ24.16)")
         if name == "plot":
             command.add_argument("-o", "--output", type=Path, required=True, help="out.png or out.svg")
+        else:
+            command.add_argument("--json", action="store_true",
+                                 help="a schema-versioned JSON document instead of the table (roofline_cli/schema/)")
     return parser.parse_args(argv)
 
 
 def through_rtl(platform: Platform, placements: list[placing.Placement], sim: str, fmt_text: str,
-                lines: list[str]) -> tuple[bool, dict[str, Fraction]]:
-    """Run each path's kernels through the RTL; add comparison lines; (all agree, RTL caps by kernel)."""
+                lines: list[str], raw: dict[str, dict] | None = None) -> tuple[bool, dict[str, Fraction]]:
+    """Run each path's kernels through the RTL; add comparison lines; (all agree, RTL caps by kernel).
+    raw, when given, gets each kernel's values for the JSON document."""
     fmt = rtl.parse_format(fmt_text)
     agree, rtl_caps = True, {}
     comparisons: dict[str, list[str]] = {}
@@ -52,6 +58,11 @@ def through_rtl(platform: Platform, placements: list[placing.Placement], sim: st
                 agree &= all(c.agrees(fmt) for c in compared)
                 rtl_caps[placement.kernel.name] = fmt.to_real(result["cap"])
                 comparisons[placement.kernel.name] = rtl.describe(fmt, sim, rtl.module_for(by_counts), compared)
+                if raw is not None:
+                    raw[placement.kernel.name] = {"module": rtl.module_for(by_counts), "values": [
+                        {"name": c.name, "exact_gflops": float(c.exact), "model_raw": c.model_raw, "rtl_raw": c.rtl_raw,
+                         "diff_lsb": float(c.diff_lsb(fmt)), "bound_lsb": float(c.bound_lsb), "agrees": c.agrees(fmt)}
+                        for c in compared]}
     for placement in placements:
         lines += placing.describe(placement) + comparisons[placement.kernel.name] + [""]
     return agree, rtl_caps
@@ -77,11 +88,12 @@ def main(argv: list[str] | None = None) -> int:
                   "  peaks: " + ", ".join(f"{name} {placing.number(v)} GFLOP/s" for name, v in platform.peaks.items()),
                   "  levels: " + ", ".join(f"{lv.name} {placing.number(lv.bandwidth)} GB/s" for lv in platform.levels), ""]
         lines, agree, rtl_caps = list(header), True, None
+        raw: dict[str, dict] = {}
         if args.rtl:
             lines.append(f"each value from the exact model (Fractions) and from the RTL simulated on {args.rtl}, "
                          f"{rtl.parse_format(args.format).name}; bound = 1/2 LSB + the error of quantizing the inputs")
             lines.append("")
-            agree, rtl_caps = through_rtl(platform, placements, args.rtl, args.format, lines)
+            agree, rtl_caps = through_rtl(platform, placements, args.rtl, args.format, lines, raw)
         else:
             lines.append("each value from the exact model (Fractions); --rtl icarus|verilator adds the RTL's")
             lines.append("")
@@ -93,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as problem:
         print(f"roofline: {problem}", file=sys.stderr)
         return 3
-    if args.command == "place":
+    if args.command == "place" and args.json:
+        fmt = rtl.parse_format(args.format).name if args.rtl else None
+        print(json.dumps(document(platform, placements, raw if args.rtl else None, args.rtl, fmt), indent=2))
+    elif args.command == "place":
         print("\n".join(lines))
     else:
         from .plot import plot
