@@ -162,6 +162,17 @@ def stage(spec: str, staging: Path) -> Submission:
     return Submission(staging, notes=notes)
 
 
+def reachable(bodies: dict[str, str], top: str) -> set[str]:
+    """The modules `top` uses, directly or through others, itself included (bodies: from modules_in)."""
+    found, frontier = {top}, [top]
+    while frontier:
+        used = set(IDENTIFIER.findall(bodies.get(frontier.pop(), "")))
+        for name in sorted(used & set(bodies) - found):
+            found.add(name)
+            frontier.append(name)
+    return found
+
+
 def select_design(submission: Submission, top: str) -> Submission:
     """The files that hold a module reachable from `top`; the others are listed as ignored."""
     defined: dict[str, Path] = {}
@@ -179,13 +190,7 @@ def select_design(submission: Submission, top: str) -> Submission:
     if top not in defined:
         found = ", ".join(sorted(defined)) or "no module at all"
         raise IntakeError(f"no module named {top} in your files (found: {found}); the file must declare 'module {top}'")
-    reachable, frontier = {top}, [top]
-    while frontier:
-        used = set(IDENTIFIER.findall(bodies[frontier.pop()]))
-        for name in sorted(used & set(defined) - reachable):
-            reachable.add(name)
-            frontier.append(name)
-    design = sorted({defined[name] for name in reachable})
+    design = sorted({defined[name] for name in reachable(bodies, top)})
     ignored = [f"{submission.relative(p)} (defines no module that {top} uses: left out, as a testbench would be)"
                for p in files if p not in design]
     return Submission(submission.root, design, submission.ignored + ignored, submission.notes)

@@ -17,7 +17,7 @@ from pathlib import Path
 from roofline_tb.contract import MODULES, ParamSet
 
 from . import sandbox
-from .intake import IntakeError, Submission, modules_in, select_design, stage, strip_comments
+from .intake import IntakeError, Submission, modules_in, reachable, select_design, stage, strip_comments
 
 MAX_ERRORS = 5
 INSIDE = Path("/submission")
@@ -150,9 +150,7 @@ def call_check(top: str, submission: Submission, run: Runner, verilator: bool) -
     outcome = run(argv, use_verilator=verilator)
     if outcome.returncode != 0:
         return [f"the preprocessor failed: {summarize_compile_errors(outcome.stdout + outcome.stderr, submission)[0]}"], []
-    design = set(modules_in(outcome.stdout))
-    reachable = {name for name in design if name == top or name in _used_by(outcome.stdout, top)}
-    calls = system_calls(outcome.stdout, reachable)
+    calls = system_calls(outcome.stdout, reachable(modules_in(outcome.stdout), top))
     problems = sorted({f"module {module} calls {call}: a design may not touch files, the shell or C code "
                        "(move it to a testbench)" for module, call in calls if SIDE_EFFECTS.match(call)})
     if DPI_IMPORT.search(outcome.stdout) or "$c(" in strip_comments(outcome.stdout).replace(" ", ""):
@@ -161,18 +159,6 @@ def call_check(top: str, submission: Submission, run: Runner, verilator: bool) -
                     "elaboration checks" for module, call in calls
                     if not SIDE_EFFECTS.match(call) and call not in ELABORATION_CHECKS})
     return problems[:MAX_ERRORS], notes[:MAX_ERRORS]
-
-
-def _used_by(text: str, top: str) -> set[str]:
-    bodies = modules_in(text)
-    reachable, frontier = {top}, [top]
-    while frontier:
-        body = bodies.get(frontier.pop(), "")
-        for name in sorted(set(bodies) - reachable):
-            if re.search(rf"\b{re.escape(name)}\b", body):
-                reachable.add(name)
-                frontier.append(name)
-    return reachable
 
 
 def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], run: Runner) -> tuple[dict | None, str]:
