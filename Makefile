@@ -40,6 +40,9 @@ TIMEOUT     ?=
 STUDENT     ?=
 LATE        ?=
 LATE_MAX    ?=
+# make sweep / grade-all CLUSTER=<Dask scheduler address or file> or CLUSTER=local:K; SHARDS=<n> for a sweep
+CLUSTER     ?=
+SHARDS      ?=
 # V=1: make sim and make check print the simulator's whole output, not only the summary and failures
 V           ?=
 
@@ -53,7 +56,8 @@ endif
 SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_attainable) \
              --levels $(LEVELS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
              $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
-             $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)")
+             $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)") \
+             $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS))
 
 SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
            --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(call given,N,$(call given,SWEEP,1000)) \
@@ -82,7 +86,7 @@ help:
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..5> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
-	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= LATE= LATE_MAX=)"
+	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= LATE= LATE_MAX= CLUSTER=)"
 	@echo "                  writes scores.csv and dashboard.html under build/grade/labN-all/"
 	@echo "  make handout    the student copy: no reference RTL, no drop-in solution, no mutant list, no hidden groups"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline (place --json); see examples/"
@@ -94,6 +98,7 @@ help:
 	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
 	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
 	@echo "make exhaustive options: INT_BITS=4 FRAC_BITS=4 SIM=verilator TOP=... SHARD=i/n"
+	@echo "on Dask (sweep, exhaustive, grade-all): CLUSTER=<scheduler address or file> or CLUSTER=local:K; SHARDS=<n>"
 
 prereqs:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found: install Python >= 3.11"; exit 1; }
@@ -176,7 +181,8 @@ grade-all: prereqs $(STAMP)
 	$(call need,SUBMISSIONS,a folder with one entry per student)
 	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)" \
 	  $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS)) \
-	  $(if $(LATE),--late-penalty $(LATE)) $(if $(LATE_MAX),--late-max-days $(LATE_MAX))
+	  $(if $(LATE),--late-penalty $(LATE)) $(if $(LATE_MAX),--late-max-days $(LATE_MAX)) \
+	  $(if $(CLUSTER),--cluster "$(CLUSTER)")
 
 handout: prereqs $(STAMP)
 	@$(VPY) -m roofline_course.handout

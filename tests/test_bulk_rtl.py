@@ -18,7 +18,6 @@ from roofline_bulk.stimulus import BLOCK, Shard
 from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
 from roofline_tb.config import SIMS
 from roofline_tb.contract import PARAM_SETS, ParamSet
-from roofline_tb.paths import RTL_DIR
 from roofline_tb.runner import BenchResult
 
 # Vectors per regression sweep: Icarus runs about 50k attainable and 10k hierarchy vectors/s.
@@ -83,17 +82,9 @@ def test_shards_run_separately_check_the_whole_sweep(seed: int) -> None:
     assert checked == total
 
 
-MUTANT_FILE = "roofline_round_cap.sv"
-MUTANT_ORIGINAL, MUTANT_BUG = "product_i < peak_scaled", "product_i <= peak_scaled"  # the ridge counted as memory-bound
-
-
 @pytest.mark.sim
-def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(seed: int, tmp_path: Path) -> None:
-    source = (RTL_DIR / MUTANT_FILE).read_text()
-    assert source.count(MUTANT_ORIGINAL) == 1
-    mutant = tmp_path / MUTANT_FILE
-    mutant.write_text(source.replace(MUTANT_ORIGINAL, MUTANT_BUG))
-    cfg = SweepConfig("roofline_attainable", "icarus", ParamSet(), seed, count=20_000, lanes=1, rtl=str(mutant))
+def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(seed: int, ridge_mutant: Path) -> None:
+    cfg = SweepConfig("roofline_attainable", "icarus", ParamSet(), seed, count=20_000, lanes=1, rtl=str(ridge_mutant))
 
     result, stats = sweep(cfg, "mutant")
     assert not passed(result) and stats["mismatched"] > 0

@@ -36,13 +36,14 @@ class SweepConfig:
     replay: str | None = None
     rtl: str | None = None
     out_dir: str = "."
+    shard_unit: int = BLOCK  # shard boundaries fall on multiples of this (a cluster cuts finer)
 
     def __post_init__(self) -> None:
         if self.top not in BULK_TOPS:
             raise ValueError(f"TOP={self.top}: bulk sweeps run {' or '.join(BULK_TOPS)}")
         if self.mode not in MODES:
             raise ValueError(f"mode {self.mode!r}: use one of {', '.join(MODES)}")
-        if self.lanes < 1 or self.batch < 1 or self.count < 0:
+        if self.lanes < 1 or self.batch < 1 or self.count < 0 or self.shard_unit < 1:
             raise ValueError("LANES and BATCH must be at least 1, N at least 0")
         if self.mode == "replay" and not self.replay:
             raise ValueError("a replay needs REPLAY=<file of failing vectors>")
@@ -82,7 +83,7 @@ class SweepConfig:
         """This shard's [start, stop) of the sweep's vector numbers."""
         if self.only is not None:
             return self.only, self.only + 1
-        return self.shard.range_of(self.total, BLOCK)
+        return self.shard.range_of(self.total, self.shard_unit)
 
     def batches(self) -> list[tuple[int, int]]:
         if self.mode == "replay":

@@ -55,11 +55,12 @@ def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
     )
 
 
-def run_sweep(cfg: SweepConfig, variant: str = "") -> tuple[BenchResult, dict[str, Any] | None]:
+def run_sweep(cfg: SweepConfig, variant: str = "", quiet: bool = False) -> tuple[BenchResult, dict[str, Any] | None]:
+    """quiet: the simulator's output goes to sim.log in the build folder."""
     build = sweep_build(cfg, variant)
     stats_file = build.folder / "sweep_stats.json"
     stats_file.unlink(missing_ok=True)
-    result = run_build(build, testcase="bulk_sweep")
+    result = run_build(build, testcase="bulk_sweep", quiet=quiet)
     stats = json.loads(stats_file.read_text()) if stats_file.exists() else None
     return result, stats
 
@@ -80,6 +81,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--only", type=int, default=None, help="only this vector number (ONLY=)")
     parser.add_argument("--replay", default=None, help="replay the failing vectors a sweep saved (REPLAY=)")
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
+    parser.add_argument("--cluster", default=None,
+                        help="run the shards as Dask tasks: a scheduler address or file, or local:K (CLUSTER=)")
+    parser.add_argument("--shards", type=int, default=None, help="shards of a cluster sweep (default: from N and workers)")
     return parser.parse_args(argv)
 
 
@@ -92,7 +96,53 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    if args.cluster:
+        return run_on_cluster(args, configs)
     verdicts = [run_one(cfg) for cfg in configs]
+    return max(verdicts)
+
+
+def run_on_cluster(args: argparse.Namespace, configs: list[SweepConfig]) -> int:
+    from roofline_tb.workers import ClusterError, connect, worker_count
+
+    from . import cluster
+
+    if args.shard or args.only is not None or args.replay:
+        print("error: CLUSTER= cuts the sweep into shards itself: leave out SHARD=, ONLY= and REPLAY=", file=sys.stderr)
+        return 2
+    if args.shards is not None and args.shards < 1:
+        print("error: SHARDS= must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        client = connect(args.cluster)
+    except ClusterError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    verdicts = []
+    with client:
+        workers = worker_count(client)
+        if client.dashboard_link:
+            print(f"Dask dashboard: {client.dashboard_link}")
+        for cfg in configs:
+            announce(cfg, f"on a Dask cluster ({args.cluster}, {workers} worker(s))")
+            started = time.monotonic()
+            try:
+                ran = cluster.run(cfg, client, args.shards)
+            except (ToolError, DropInError, ValueError, ClusterError) as problem:
+                print(f"error: {problem}", file=sys.stderr)
+                verdicts.append(2)
+                continue
+            if ran.resumed:
+                print(f"resumed: {ran.resumed} of {ran.stats['shards']} shards were done already ({ran.ledger})")
+            print(f"  {len(ran.outcomes)} of {ran.stats['shards']} shards ran on {', '.join(ran.stats['workers'])}")
+            for index, error in sorted(ran.errors.items()):
+                print(f"  shard {index} failed: {error}")
+            passed = summarize(cfg, ran.stats, ran.failures, time.monotonic() - started)
+            if ran.errors:
+                print(f"INCOMPLETE: {len(ran.errors)} shard(s) did not finish; run the same command again to run only those")
+                verdicts.append(1)
+            else:
+                verdicts.append(0 if passed else 1)
     return max(verdicts)
 
 
@@ -110,15 +160,19 @@ def make_config(args: argparse.Namespace, top: str, seed: int) -> SweepConfig:
     return cfg
 
 
-def run_one(cfg: SweepConfig) -> int:
+def announce(cfg: SweepConfig, where: str) -> None:
     start, stop = cfg.index_range()
     what = f"vectors {start}..{stop - 1} of {cfg.total}" if cfg.mode != "replay" else f"the vectors in {cfg.replay}"
     print(
         f"roofline-hw {cfg.mode} sweep: {cfg.top} on {cfg.sim}, {cfg.fmt.name}"
         + (f", LEVELS {cfg.levels}" if cfg.hierarchy else "")
-        + f", seed {cfg.seed}, shard {cfg.shard}: {what}, {cfg.lanes} lane(s)",
+        + f", seed {cfg.seed}, {where}: {what}, {cfg.lanes} lane(s)",
         flush=True,
     )
+
+
+def run_one(cfg: SweepConfig) -> int:
+    announce(cfg, f"shard {cfg.shard}")
     started = time.monotonic()
     try:
         result, stats = run_sweep(cfg)
@@ -128,7 +182,12 @@ def run_one(cfg: SweepConfig) -> int:
     except SystemExit as stop_reason:
         print(f"error: the build or the simulator failed ({stop_reason}); see the log above", file=sys.stderr)
         return 1
-    wall = time.monotonic() - started
+    passed = summarize(cfg, stats, result.failures, time.monotonic() - started)
+    return 0 if passed and result.failed == 0 and result.passed > 0 else 1
+
+
+def summarize(cfg: SweepConfig, stats: dict[str, Any] | None, failures: tuple[str, ...], wall: float) -> bool:
+    """Prints the summary and the verdict line; True when every vector checked matched."""
     print(f"\nsummary ({cfg.top}):")
     if stats:
         print(
@@ -140,11 +199,11 @@ def run_one(cfg: SweepConfig) -> int:
             print(f"    {name:<34} {hits:>12,d}{'   <-- never hit' if hits == 0 else ''}")
         if stats.get("failures_file"):
             print(f"  failing vectors saved: {stats['failures_file']}")
-    for failure in result.failures:
+    for failure in failures:
         print("  " + failure.splitlines()[0])
-    verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
-    print(f"{verdict}; seed {cfg.seed}; rerun: {cfg.rerun_command()}", flush=True)
-    return 0 if verdict == "PASS" else 1
+    passed = bool(stats) and not failures and stats["mismatched"] == 0 and stats["checked"] > 0
+    print(f"{'PASS' if passed else 'FAIL'}; seed {cfg.seed}; rerun: {cfg.rerun_command()}", flush=True)
+    return passed
 
 
 if __name__ == "__main__":
