@@ -2,6 +2,10 @@
 
 ROOFLINE_BUILD moves every build product (simulator builds, reports, grades) out of the
 checkout; nothing else writes outside it.
+
+Installed from a wheel rather than run from a checkout, the package carries the RTL and the
+roofline command's cocotb job itself (roofline_tb.rtl, roofline_tb.cli_bench: see pyproject.toml),
+and builds go to the user's cache folder.
 """
 
 from __future__ import annotations
@@ -9,15 +13,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-RTL_DIR = REPO_ROOT / "rtl"
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parents[1]
+IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "rtl").is_dir()
+RTL_DIR = REPO_ROOT / "rtl" if IN_CHECKOUT else PACKAGE_DIR / "rtl"
 TB_DIR = REPO_ROOT / "tb"
+CLI_BENCH_DIR = TB_DIR / "cli" if IN_CHECKOUT else PACKAGE_DIR / "cli_bench"
 FLOWS_DIR = REPO_ROOT / "flows"
 FORMAL_DIR = FLOWS_DIR / "formal"
 MUTANT_CATALOGUE = FLOWS_DIR / "mutants" / "catalogue.toml"
 LABS_DIR = REPO_ROOT / "labs"
 EXAMPLES_DIR = REPO_ROOT / "examples"
-BUILD_ROOT = Path(os.environ.get("ROOFLINE_BUILD") or REPO_ROOT / "build").resolve()
+_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "roofline-hw" / "build"
+BUILD_ROOT = Path(os.environ.get("ROOFLINE_BUILD") or (REPO_ROOT / "build" if IN_CHECKOUT else _CACHE)).resolve()
 
 
 def bench_dir(top: str) -> Path:
