@@ -1,7 +1,7 @@
 """roofline: place kernels on a platform's roofline and plot it.
 
     roofline place FILE [--rtl icarus|verilator] [--format UQ24.16]
-    roofline plot  FILE -o out.png|out.svg [--rtl icarus|verilator]
+    roofline plot  FILE -o out.png|out.svg|out.html [--rtl icarus|verilator]
 
 FILE is TOML or JSON (see examples/). Bad input exits with status 2 and one message that names
 the file and the field; a disagreement between the RTL and the model exits with status 1.
@@ -32,7 +32,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              help="compute the caps with the simulated RTL as well, and compare")
         command.add_argument("--format", default="UQ24.16", help="the RTL's fixed-point format (default UQ24.16)")
         if name == "plot":
-            command.add_argument("-o", "--output", type=Path, required=True, help="out.png or out.svg")
+            command.add_argument("-o", "--output", type=Path, required=True, help="out.png, out.svg, or out.html (interactive)")
         else:
             command.add_argument("--json", action="store_true",
                                  help="a schema-versioned JSON document instead of the table (roofline_cli/schema/)")
@@ -68,12 +68,15 @@ def through_rtl(platform: Platform, placements: list[placing.Placement], sim: st
     return agree, rtl_caps
 
 
+PICTURE_SUFFIXES = (".png", ".svg", ".html")
+
+
 def output_problem(output: Path) -> str:
     """Why the picture cannot be written there, or "" when it can be tried."""
-    if output.suffix.lower() not in (".png", ".svg"):
-        return "write a .png or a .svg"
+    if output.suffix.lower() not in PICTURE_SUFFIXES:
+        return "write a .png, a .svg or an .html (interactive) file"
     if output.is_dir():
-        return "a folder; give a file name ending in .png or .svg"
+        return "a folder; give a file name ending in .png, .svg or .html"
     if not output.parent.is_dir():
         return f"{output.parent} is not a folder"
     return ""
@@ -112,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(lines))
     else:
         from .plot import plot
+        from .plot_html import plot_html
 
         problem = output_problem(args.output)
         if problem:
@@ -119,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         title = f"Roofline: {platform.name}" + (f" (caps computed by the RTL on {args.rtl})" if args.rtl else "")
         try:
-            plot(platform, placements, args.output, title, rtl_caps)
+            draw = plot_html if args.output.suffix.lower() == ".html" else plot
+            draw(platform, placements, args.output, title, rtl_caps)
         except OSError as failure:
             print(f"roofline: -o {args.output}: cannot be written: {failure.strerror or failure}", file=sys.stderr)
             return 2

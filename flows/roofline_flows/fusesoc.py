@@ -12,10 +12,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from roofline_golden import QFormat, fixed
 from roofline_bulk.stimulus import random_range  # the bulk sweeps' stimulus: ridges, ties, extremes
+from roofline_golden import QFormat, fixed
 from roofline_golden.cases import NotRepresentable, Params, load_cases, rates
-
 from roofline_tb.paths import TB_DIR
 
 CASES_FILE = TB_DIR / "fusesoc" / "roofline_cases.svh"
