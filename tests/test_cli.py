@@ -149,7 +149,7 @@ def test_binary_files_folders_and_bad_outputs_are_one_line_each(
         (["place", str(binary)], "not a text file"),
         (["place", str(folder)], "a folder"),
         (["plot", str(good), "-o", str(tmp_path / "file" / "x.png")], "is not a folder"),
-        (["plot", str(good), "-o", str(folder)], "write a .png or a .svg"),
+        (["plot", str(good), "-o", str(folder)], "write a .png, a .svg or an .html"),
         (["plot", str(good), "-o", str(tmp_path / "dir.svg")], "a folder"),
     ]
     (tmp_path / "dir.svg").mkdir()
