@@ -165,5 +165,9 @@ module roofline_hierarchy_pipe #(
       binding_o   <= best_index;
     end
   end
+
+`ifdef ROOFLINE_FORMAL
+`include "roofline_hierarchy_pipe_props.svh"
+`endif
 endmodule
 `default_nettype wire

@@ -38,5 +38,9 @@ module roofline_pipe_reg #(
 
   assign valid_o = valid_q;
   assign data_o  = data_q;
+
+`ifdef ROOFLINE_FORMAL
+`include "roofline_pipe_reg_props.svh"
+`endif
 endmodule
 `default_nettype wire

