@@ -125,5 +125,9 @@ module roofline_intensity #(
       end
     end
   end
+
+`ifdef ROOFLINE_FORMAL
+`include "roofline_intensity_props.svh"
+`endif
 endmodule
 `default_nettype wire

@@ -45,11 +45,13 @@ class Property:
 
     @property
     def fmt(self) -> QFormat:
-        return QFormat(self.params["INT_BITS"], self.params["FRAC_BITS"])
+        return QFormat(self.params.get("INT_BITS", 24), self.params.get("FRAC_BITS", 16))
 
     @property
     def where(self) -> str:
         extra = ", ".join(f"{k}={v}" for k, v in self.params.items() if k not in ("INT_BITS", "FRAC_BITS"))
+        if "INT_BITS" not in self.params:
+            return f"{self.top}, {extra}"
         return f"{self.top}, {self.fmt.name}" + (f", {extra}" if extra else "")
 
 
@@ -80,6 +82,10 @@ PROPERTIES = (
     Property("hierarchy.binding_cap_is_the_lowest", "cap_o <= level_cap_o[l] for every level l",
              "props_hierarchy", "PROP_BINDING_CAP_IS_THE_LOWEST", {**DEFAULT, "LEVELS": 3}, cut_multipliers=True,
              units=RATES),
+    Property("div_step.divides", "2 * remainder + bit == quotient bit * divisor + new remainder < divisor, "
+             "when remainder < divisor", "props_div_step", "PROP_DIVIDES", {"WIDTH": 64, "QUOTIENT_W": 41}),
+    Property("div_step.shifts", "the quotient moves up one bit, its top bit to carry_out_o", "props_div_step",
+             "PROP_SHIFTS", {"WIDTH": 64, "QUOTIENT_W": 41}),
     *(
         Property(f"pipe.equals_combinational.mul{stages}",
                  f"roofline_hierarchy_pipe (MUL_STAGES={stages}) == roofline_hierarchy, LATENCY cycles later",
@@ -203,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for outcome in pool.map(lambda t: sby.run(t, log_dir / "sby", command, args.timeout, args.rtl), sby_tasks):
             task = outcome.task
-            mode = "k-induction" if task.mode == "prove" else task.mode
+            mode = {"prove": "k-induction", "bmc": "BMC from reset"}.get(task.mode, task.mode)
             rows.append((task.name, task.unit, task.where, mode, outcome.passed, outcome.summary, outcome.seconds,
                          outcome.detail))
             print(f"  {'PROVED' if outcome.passed else 'FAILED'} {task.unit}.{task.name} ({outcome.seconds:.1f} s)",

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_golden import QFormat
-from roofline_tb.contract import PORT_UNITS
+from roofline_tb.contract import CLOCK_PORTS, PORT_UNITS
 from roofline_tb.paths import FORMAL_DIR
 from roofline_tb.sources import rtl_sources
 from roofline_tb.tools import ToolError
 
 SBY_DIR = FORMAL_DIR / "sby"
 RTL_PREFIX = "../../../rtl/"
+COUNT_UNITS = ("FLOP", "B")  # ports that carry integer counts, not UQ rates
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,8 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
         detail = [f"cover not reached: {where}" for where in unreached]
         return Outcome(task, status == "PASS" and not unreached, seconds, f"{reached} covers reached", detail)
     if status == "PASS":
-        return Outcome(task, True, seconds, f"k-induction, depth {task.depth}")
+        how = f"k-induction, depth {task.depth}" if task.mode == "prove" else f"no failure in {task.depth} cycles"
+        return Outcome(task, True, seconds, how)
     detail = [f"failed: {where}" for where in dict.fromkeys(re.findall(r"failed assertion .* at (\S+)", output))]
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
     for trace in dict.fromkeys(str(Path(t) if Path(t).is_absolute() else folder / t) for t in traces):
@@ -201,21 +203,27 @@ def decoded_trace(vcd: Path, task: Task) -> list[str]:
             values[names[parts[0][1:]][0]] = parts[0][0]
     if values:
         steps.append(dict(values))
-    clocked = [state for state in steps if state.get("clk_i", "1") == "1"]  # one line per clock, not per edge
+    clock_port = CLOCK_PORTS[0]
+    clocked = [state for state in steps if state.get(clock_port, "1") == "1"]  # one line per clock, not per edge
     fmt = QFormat(task.params["INT_BITS"], task.params["FRAC_BITS"]) if "INT_BITS" in task.params else None
-    lines = ["counterexample, inputs at each clock (data shown when offered):"]
+    lines = ["counterexample, inputs at each clock (a bus shown when it changes):"]
+    previous: dict[str, str] = {}
     for clock, state in enumerate(clocked):
-        control = [f"{name}={bits}" for name, bits in sorted(state.items()) if len(bits) == 1 and name != "clk_i"]
+        control = [f"{name}={bits}" for name, bits in sorted(state.items()) if len(bits) == 1 and name != clock_port]
         data = []
-        offered = state.get("in_valid_i", state.get("valid_i", "1")) == "1"
         for name, bits in sorted(state.items()):
-            if len(bits) == 1 or not offered or "x" in bits or "z" in bits:
+            if len(bits) == 1 or previous.get(name) == bits or "x" in bits or "z" in bits:
                 continue
             value = int(bits, 2)
-            if fmt is not None and name in PORT_UNITS:
+            if PORT_UNITS.get(name) in COUNT_UNITS:  # integer counts, COUNT_BITS each
+                size = task.params.get("COUNT_BITS", len(bits))
+                fields = [(value >> (i * size)) & ((1 << size) - 1) for i in range(max(1, len(bits) // size))]
+                data.append(f"{name}=" + "/".join(f"{f} {PORT_UNITS[name]}" for f in fields))
+            elif fmt is not None and name in PORT_UNITS:
                 fields = [(value >> (i * fmt.width)) & fmt.max_raw for i in range(max(1, len(bits) // fmt.width))]
                 data.append(f"{name}=" + "/".join(fmt.describe(f, PORT_UNITS[name]) for f in fields))
             else:
                 data.append(f"{name}={value:#x}")
+        previous = state
         lines.append(f"  clock {clock}: " + " ".join(control) + ("; " + ", ".join(data) if data else ""))
     return lines
