@@ -23,8 +23,9 @@ from roofline_tb.contract import MODULES, PARAM_SETS, TOPS, Module
 from roofline_tb.functional_coverage import expected_bins
 from roofline_tb.paths import FORMAL_DIR, REPO_ROOT, RTL_DIR, bench_dir
 from roofline_tb.runner import GATE_LEVEL_TOPS
+from roofline_tb.tools import yosys_available, yosys_command
 
-needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
+needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 TOOL_PACKAGES = (
     "tb/roofline_tb",
     "tb/roofline_bulk",
@@ -69,7 +70,7 @@ def yosys_module(module: Module, values: dict[str, int], folder: Path) -> dict:
     files = " ".join(str(RTL_DIR / f"{stem}.sv") for stem in module.sources)
     sets = " ".join(f"-chparam {name} {value}" for name, value in values.items())
     script = f"read_verilog -sv {files}; hierarchy -top {module.name} {sets}; proc; write_json {out}"
-    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([*yosys_command(), "-q", "-p", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     return next(
         m

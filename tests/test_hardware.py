@@ -6,7 +6,6 @@ quick part of each and show that each check can fail.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,9 @@ from roofline_tb.contract import PARAM_SETS
 from roofline_tb.paths import RTL_DIR
 from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
 from roofline_tb.sources import rtl_sources
+from roofline_tb.tools import yosys_available, yosys_command
 
-needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
+needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 SMALL_SET = PARAM_SETS[2]
 
 
@@ -71,7 +71,7 @@ def test_a_latch_fails_synthesis(tmp_path: Path) -> None:
     assert not outcome.ok and "latch" in outcome.problem
 
 
-@pytest.mark.skipif(shutil.which("yosys") is None, reason="needs yosys")
+@needs_yosys
 def test_mechanical_mutants_are_judged_by_bench_then_sat(tmp_path: Path) -> None:
     original, detail = mutants_yosys.baseline("roofline_attainable", seed=3)
     assert original is not None, detail
@@ -83,3 +83,19 @@ def test_mechanical_mutants_are_judged_by_bench_then_sat(tmp_path: Path) -> None
     broken.write_text(original.read_text().replace("assign mem_bound_o =", "assign mem_bound_o = ~"))
     same, why = mutants_yosys.equivalent("roofline_attainable", original, broken)
     assert not same and "differs from the original at" in why
+
+
+@pytest.mark.parametrize("eda", ["native", "yowasp"])
+def test_both_toolchains_synthesize_and_prove(eda: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pip (WebAssembly) Yosys and a native one on PATH both run the flows (ROOFLINE_EDA= picks)."""
+    monkeypatch.setenv("ROOFLINE_EDA", eda)
+    if not yosys_available():
+        pytest.skip(f"no {eda} Yosys here")
+    command = yosys_command()
+    assert (command == ["yosys"]) == (eda == "native")
+    files = " ".join(str(p) for p in rtl_sources())
+    outcome = synth.generic("roofline_attainable", "small", synth.SMALL_SET, tmp_path, files)
+    assert outcome.ok and outcome.cells.get("total", 0) > 0, outcome.problem
+    prop = next(p for p in prove.PROPERTIES if p.name == "attainable.verdict")
+    verdict = prove.prove(prop, tmp_path, timeout=300, yosys=command)
+    assert verdict.proved, verdict.detail

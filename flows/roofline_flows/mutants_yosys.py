@@ -21,7 +21,7 @@ from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet, sources_of, tops_with
 from roofline_tb.paths import BUILD_ROOT, RTL_DIR
 from roofline_tb.runner import exact_build, run_build
-from roofline_tb.tools import require
+from roofline_tb.tools import yosys_command
 
 SMALL = ParamSet(4, 4, 2, 16)
 TOPS = tops_with("mutants")
@@ -72,13 +72,13 @@ def elaborate_script(top: str) -> str:
 
 
 def yosys(script: str, log: Path) -> subprocess.CompletedProcess:
-    run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+    run = subprocess.run([*yosys_command(), "-q", "-p", script], capture_output=True, text=True)
     log.write_text(run.stdout + run.stderr)
     return run
 
 
 def list_mutations(top: str, count: int, seed: int, folder: Path) -> list[Mechanical]:
-    require("yosys", "install Yosys (apt-get install yosys)")
+    yosys_command()  # or a one-line ToolError saying how to get Yosys
     folder.mkdir(parents=True, exist_ok=True)
     listing = folder / "mutations.ys"
     run = yosys(f"{elaborate_script(top)}; mutate -list {count} -seed {seed} -o {listing}", folder / "list.log")
@@ -114,7 +114,7 @@ def equivalent(top: str, original: Path, mutant: Path) -> tuple[bool, str]:
     script = (f"read_verilog {original}; rename {top} gold; read_verilog {mutant}; rename {top} gate; "
               "miter -equiv -flatten -make_assert gold gate miter; hierarchy -top miter; "
               "sat -prove-asserts -show-inputs miter")
-    run = subprocess.run(["yosys", "-p", script], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([*yosys_command(), "-p", script], capture_output=True, text=True, timeout=600)
     if "no model found: SUCCESS" in run.stdout:
         return True, "proved equivalent by SAT (miter of original and mutant)"
     if "model found: FAIL" not in run.stdout:

