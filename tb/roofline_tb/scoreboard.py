@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from roofline_golden import QFormat
@@ -10,6 +11,8 @@ from roofline_golden import QFormat
 from .config import BenchConfig
 
 MAX_REPORTS = 5
+# What a report shows, or a function that makes it: a passing vector never pays for the text.
+Lines = list[str] | Callable[[], list[str]]
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,9 @@ class Scoreboard:
         self,
         vector_id: str | int,
         label: str,
-        inputs: list[str],
+        inputs: Lines,
         fields: list[Field],
-        context: list[str] | None = None,
+        context: Lines | None = None,
     ) -> bool:
         """Compare `fields`; on any mismatch, record a report with everything needed to rerun it."""
         self.checked += 1
@@ -51,6 +54,8 @@ class Scoreboard:
             return True
         self.failed.add(str(vector_id))
         if len(self.reports) < MAX_REPORTS:
+            inputs = inputs() if callable(inputs) else inputs
+            context = context() if callable(context) else context
             report = self._report(vector_id, label, inputs, fields, context or [])
             self.reports.append(report)
             self.log.error("%s", report)
