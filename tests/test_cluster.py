@@ -155,14 +155,14 @@ def test_a_cluster_that_cannot_be_reached_is_one_line(address: str, tmp_path: Pa
     assert run.stderr.count("\n") == 1 and run.stderr.startswith(f"error: CLUSTER={address}"), run.stderr
 
 
-def test_a_class_is_graded_on_dask_with_one_row_each_despite_a_killed_worker(localhost: Localhost, tmp_path: Path) -> None:
+def test_a_class_is_graded_on_dask_with_one_row_each_despite_a_killed_worker(localhost: Localhost, tmp_path: Path,
+                                                                           ridge_mutant: Path) -> None:
     submissions = tmp_path / "class"
     submissions.mkdir()
     for name in ("ana", "ben", "chloé"):
         shutil.copytree(RTL_DIR, submissions / name)
-    broken = submissions / "dev" / "roofline_round_cap.sv"
-    shutil.copytree(RTL_DIR, broken.parent)
-    broken.write_text(broken.read_text().replace("product_i < peak_scaled", "product_i <= peak_scaled"))
+    shutil.copytree(RTL_DIR, submissions / "dev")
+    shutil.copy(ridge_mutant, submissions / "dev" / ridge_mutant.name)
     (submissions / "notes.txt").write_text("not a submission")
     out = tmp_path / "graded"
 

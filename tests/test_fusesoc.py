@@ -73,10 +73,9 @@ def test_the_simulation_target_passes_every_vector(tool: str, tmp_path: Path) ->
 
 
 @pytest.mark.sim
-def test_the_simulation_target_fails_on_a_bug(tmp_path: Path) -> None:
+def test_the_simulation_target_fails_on_a_bug(tmp_path: Path, ridge_mutant: Path) -> None:
     cores = copy_core(tmp_path / "core")
-    buggy = cores / "rtl" / "roofline_round_cap.sv"
-    buggy.write_text(buggy.read_text().replace("product_i < peak_scaled", "product_i <= peak_scaled"))
+    shutil.copy(ridge_mutant, cores / "rtl" / ridge_mutant.name)
     run = run_fusesoc(cores, tmp_path / "work", "sim", "icarus")
     assert run.returncode != 0
     assert "MISMATCH calculator_check_2_ridge" in run.stdout and "FAIL:" in run.stdout + run.stderr, run.stdout[-3000:]

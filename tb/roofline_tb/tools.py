@@ -6,6 +6,7 @@ import importlib.metadata
 import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
 
 MIN_VERILATOR = (5, 36)
@@ -44,8 +45,6 @@ def require(tool: str, hint: str) -> None:
 def yosys_command() -> list[str]:
     """Yosys: native where it is on PATH (much faster at full-size synthesis), else the pip-installed
     YoWASP one (`pip install -e '.[eda]'`). ROOFLINE_EDA=native or ROOFLINE_EDA=yowasp forces either."""
-    import sys
-
     choice = os.environ.get("ROOFLINE_EDA", "").lower()
     if choice not in ("", "native", "yowasp"):
         raise ToolError(f"ROOFLINE_EDA={choice}: use native or yowasp")
