@@ -188,5 +188,9 @@ module roofline_counts #(
       endcase
     end
   end
+
+`ifdef ROOFLINE_FORMAL
+`include "roofline_counts_props.svh"
+`endif
 endmodule
 `default_nettype wire

