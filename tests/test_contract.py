@@ -107,7 +107,7 @@ def test_lint_covers_every_module_at_every_set() -> None:
 
 def test_flows_cover_what_the_table_says() -> None:
     assert set(synth.SYNTH_TOPS) == set(contract.tops_with("synth")) == set(TOPS)
-    assert {top for top, *_ in synth.ICE40_RUNS} == {t for t in TOPS if MODULES[t].ice40}
+    assert {top for top, *_ in synth.FPGA_RUNS} == {t for t in TOPS if MODULES[t].fpga}
     assert set(GATE_LEVEL_TOPS) == set(contract.tops_with("gates"))
     assert set(mutants_yosys.TOPS) == set(contract.tops_with("mutants"))
     harnesses = {prop.top for prop in prove.PROPERTIES}

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from roofline_flows import mutants_yosys, prove, synth
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import PARAM_SETS
 from roofline_tb.paths import RTL_DIR
 from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import yosys_available, yosys_command
+from roofline_tb.tools import eda_command, tool_available, yosys_available, yosys_command
 
 needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 SMALL_SET = PARAM_SETS[2]
@@ -41,7 +42,7 @@ def test_every_property_is_proved(prop: prove.Property, tmp_path: Path) -> None:
 @needs_yosys
 def test_a_broken_verdict_fails_its_proof_with_a_decoded_counterexample(tmp_path: Path) -> None:
     source = (RTL_DIR / "roofline_round_cap.sv").read_text()
-    (tmp_path / "roofline_round_cap.sv").write_text(source.replace("product_i < peak_scaled", "product_i <= peak_scaled"))
+    (tmp_path / "roofline_round_cap.sv").write_text(source.replace(*ridge_mutant_edit()[1:]))
     prop = next(p for p in prove.PROPERTIES if p.name == "round_cap.verdict")
     verdict = prove.prove(prop, tmp_path, timeout=60, drop_in=str(tmp_path / "roofline_round_cap.sv"))
     assert not verdict.proved
@@ -85,12 +86,32 @@ def test_mechanical_mutants_are_judged_by_bench_then_sat(tmp_path: Path) -> None
     assert not same and "differs from the original at" in why
 
 
+@needs_yosys
+def test_sequential_survivors_are_judged_by_induction_or_a_trace_from_reset(tmp_path: Path) -> None:
+    top = "roofline_hierarchy_pipe"
+    original, detail = mutants_yosys.baseline(top, seed=3)
+    assert original is not None, detail
+    text = original.read_text()
+    same_but_written_apart = tmp_path / "same" / f"{top}.v"
+    same_but_written_apart.parent.mkdir()
+    assert "s1_peak <= peak_i;" in text
+    same_but_written_apart.write_text(text.replace("s1_peak <= peak_i;", "s1_peak <= ~(~peak_i);"))
+    same, why = mutants_yosys.equivalent(top, original, same_but_written_apart)
+    assert same and "equiv_induct" in why
+    valid_out_of_reset = tmp_path / "valid" / f"{top}.v"
+    valid_out_of_reset.parent.mkdir()
+    assert text.count("valid_q <= 4'h0;") == 1
+    valid_out_of_reset.write_text(text.replace("valid_q <= 4'h0;", "valid_q <= 4'h8;"))
+    same, why = mutants_yosys.equivalent(top, original, valid_out_of_reset)
+    assert not same and why.startswith("differs from the original after reset: clock 1:"), why
+
+
 @pytest.mark.parametrize("eda", ["native", "yowasp"])
 def test_both_toolchains_synthesize_and_prove(eda: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pip (WebAssembly) Yosys and a native one on PATH both run the flows (ROOFLINE_EDA= picks)."""
+    """The pip (WebAssembly) tools and native ones on PATH both run the flows (ROOFLINE_EDA= picks)."""
     monkeypatch.setenv("ROOFLINE_EDA", eda)
-    if not yosys_available():
-        pytest.skip(f"no {eda} Yosys here")
+    if not yosys_available() or not tool_available("nextpnr-ice40"):
+        pytest.skip(f"no {eda} Yosys or nextpnr-ice40 here")
     command = yosys_command()
     assert (command == ["yosys"]) == (eda == "native")
     files = " ".join(str(p) for p in rtl_sources())
@@ -99,3 +120,6 @@ def test_both_toolchains_synthesize_and_prove(eda: str, tmp_path: Path, monkeypa
     prop = next(p for p in prove.PROPERTIES if p.name == "attainable.verdict")
     verdict = prove.prove(prop, tmp_path, timeout=300, yosys=command)
     assert verdict.proved, verdict.detail
+    routed = synth.place_and_route("roofline_attainable", "small", synth.SMALL_SET, "hx8k", tmp_path, files, 50)
+    assert routed.ok and synth.lut_count(routed.cells) > 100 and routed.fmax_mhz, routed.problem
+    assert (eda_command("nextpnr-ice40") == ["nextpnr-ice40"]) == (eda == "native")

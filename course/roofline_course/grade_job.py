@@ -18,7 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from roofline_flows.synth import ff_count, ice40, lut_count
+from roofline_flows.synth import ff_count, lut_count, place_and_route
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet
 from roofline_tb.runner import SimulatorStopped, exact_build, run_build
@@ -63,7 +63,7 @@ def run_synthesis(job: dict) -> dict:
     p = ParamSet(**job["param_set"])
     folder = Path(job["folder"])
     folder.mkdir(parents=True, exist_ok=True)
-    outcome = ice40(job["top"], "grade", p, job["device"], folder, " ".join(f'"{f}"' for f in job["files"]), freq=50)
+    outcome = place_and_route(job["top"], "grade", p, job["device"], folder, " ".join(f'"{f}"' for f in job["files"]), freq=50)
     if not outcome.ok:
         return {"error": f"synthesis failed: {outcome.problem.replace('/submission/', '')}"}
     return {"fmax_mhz": outcome.fmax_mhz, "luts": lut_count(outcome.cells), "ffs": ff_count(outcome.cells),

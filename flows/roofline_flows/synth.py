@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_tb.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, tops_with
@@ -85,7 +87,8 @@ class Outcome:
     cells: dict[str, int]
     fmax_mhz: float | None = None
     problem: str = ""
-    seed: int | None = None  # nextpnr's placer seed (iCE40 runs)
+    seed: int | None = None  # nextpnr's placer seed (place-and-route runs)
+    seeds_fmax: dict[str, float] = field(default_factory=dict)  # several seeds: each one's Fmax; fmax_mhz the median
 
 
 def run_yosys(script: str, log: Path) -> tuple[bool, str]:
@@ -142,52 +145,86 @@ def generic(top: str, label: str, p: ParamSet, folder: Path, files: str) -> Outc
     return Outcome(label, top, p, "generic", True, seconds, last_stat(text))
 
 
-def ice40(top: str, label: str, p: ParamSet, device: str, folder: Path, files: str, freq: int) -> Outcome:
+# device -> (Yosys synthesis command, nextpnr, its device and package flags)
+DEVICES = {
+    "hx8k": ("synth_ice40", "nextpnr-ice40", ["--hx8k", "--package", "ct256", "--pcf-allow-unconstrained"]),
+    "up5k": ("synth_ice40 -dsp", "nextpnr-ice40", ["--up5k", "--package", "sg48", "--pcf-allow-unconstrained"]),
+    "ecp5-85k": ("synth_ecp5", "nextpnr-ecp5", ["--85k", "--package", "CABGA381"]),
+}
+
+
+def place_and_route(top: str, label: str, p: ParamSet, device: str, folder: Path, files: str, freq: int,
+                    seeds: tuple[int, ...] = (PLACER_SEED,)) -> Outcome:
+    """The module in its serial wrapper, mapped to the device, placed and routed with each placer
+    seed; its own cells, and the Fmax (the median over several seeds)."""
     wrap = folder / f"wrap-{top}-{label}.sv"
     wrap.write_text(wrapper(top, p))
-    netlist = folder / f"ice40-{top}-{label}-{device}.json"
-    dsp = " -dsp" if device == "up5k" else ""
+    netlist = folder / f"{device}-{top}-{label}.json"
+    synth_command, nextpnr, flags = DEVICES[device]
     params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
     script = (f"read_verilog -sv {files} {wrap}; chparam {params} {top}; hierarchy -check -top synth_top; "
-              f"synth_ice40 -noflatten{dsp} -top synth_top; design -save mapped; "
+              f"{synth_command} -noflatten -top synth_top; design -save mapped; "
               # the module's own cells: it and its submodules, flattened, without the wrapper
               f"hierarchy -top {top}; flatten; stat; design -load mapped; flatten; "
               # Yosys >= 0.40 keeps hierarchy as $scopeinfo cells, which nextpnr 0.4 cannot place
               f"delete t:$scopeinfo; write_json {netlist}")
     started = time.monotonic()
-    ok, text = run_yosys(script, folder / f"ice40-{top}-{label}-{device}.log")
+    ok, text = run_yosys(script, folder / f"{device}-{top}-{label}.log")
     if not ok:
         return Outcome(label, top, p, device, False, time.monotonic() - started, {}, problem=text)
     cells = last_stat(text, top)
-    report = folder / f"nextpnr-{top}-{label}-{device}.json"
-    package = {"hx8k": "ct256", "up5k": "sg48"}[device]
+    with ThreadPoolExecutor(max_workers=min(len(seeds), 2)) as pool:  # nextpnr is single-threaded here
+        routed = list(pool.map(lambda seed: nextpnr_run(nextpnr, flags, netlist, freq, seed, folder), seeds))
+    seconds = time.monotonic() - started
+    problems = [problem for _, problem in routed if problem]
+    if problems:
+        return Outcome(label, top, p, device, False, seconds, cells, problem=problems[0], seed=seeds[0])
+    by_seed = {str(seed): fmax for seed, (fmax, _) in zip(seeds, routed, strict=True) if fmax is not None}
+    if len(seeds) == 1:
+        return Outcome(label, top, p, device, True, seconds, cells, routed[0][0], seed=seeds[0])
+    return Outcome(label, top, p, device, True, seconds, cells, statistics.median(by_seed.values()) if by_seed else None,
+                   seeds_fmax=by_seed)
+
+
+def nextpnr_run(nextpnr: str, flags: list[str], netlist: Path, freq: int, seed: int,
+                folder: Path) -> tuple[float | None, str]:
+    """(Fmax in MHz, or None; a problem, or "") of one placer seed."""
+    stem = netlist.stem.replace(".", "_")
+    report = folder / f"nextpnr-{stem}-seed{seed}.json"
     pnr = subprocess.run(
-        [*eda_command("nextpnr-ice40"), f"--{device}", "--package", package, "--json", str(netlist), "--freq", str(freq),
-         "--pcf-allow-unconstrained", "--timing-allow-fail", "--seed", str(PLACER_SEED), "--report", str(report)],
+        [*eda_command(nextpnr), *flags, "--json", str(netlist), "--freq", str(freq), "--timing-allow-fail",
+         "--seed", str(seed), "--report", str(report)],
         capture_output=True, text=True,
     )
-    seconds = time.monotonic() - started
-    (folder / f"nextpnr-{top}-{label}-{device}.log").write_text(pnr.stdout + pnr.stderr)
+    (folder / f"nextpnr-{stem}-seed{seed}.log").write_text(pnr.stdout + pnr.stderr)
     if pnr.returncode or not report.exists():
-        reason = next((line for line in pnr.stderr.splitlines() if "ERROR" in line), "nextpnr failed")
-        return Outcome(label, top, p, device, False, seconds, cells, problem=reason, seed=PLACER_SEED)
+        return None, next((line for line in pnr.stderr.splitlines() if "ERROR" in line), "nextpnr failed")
     fmax = json.loads(report.read_text()).get("fmax", {})
-    achieved = min((clock["achieved"] for clock in fmax.values()), default=None)
-    return Outcome(label, top, p, device, True, seconds, cells, achieved, seed=PLACER_SEED)
+    return min((clock["achieved"] for clock in fmax.values()), default=None), ""
 
 
 def lut_count(cells: dict[str, int]) -> int:
-    return cells.get("SB_LUT4", 0)
+    return cells.get("SB_LUT4", 0) + cells.get("LUT4", 0)
+
+
+def carry_count(cells: dict[str, int]) -> int:
+    return cells.get("SB_CARRY", 0) + cells.get("CCU2C", 0)  # ECP5: one CCU2C is two bits of carry
 
 
 def ff_count(cells: dict[str, int]) -> int:
-    return sum(count for kind, count in cells.items() if kind.startswith("SB_DFF"))
+    return sum(count for kind, count in cells.items() if kind.startswith("SB_DFF") or kind == "TRELLIS_FF")
 
 
-# What make synth runs on iCE40: each module's runs in the contract table. Three levels of
+def dsp_count(cells: dict[str, int]) -> int:
+    return cells.get("SB_MAC16", 0) + cells.get("MULT18X18D", 0)
+
+
+# What make synth places and routes: each module's runs in the contract table. Three levels of
 # 40 x 40 multipliers need some 14,000 LUTs, more than the largest iCE40 has, so the default
-# format runs with one level.
-ICE40_RUNS = tuple((top, run.label, run.param_set, run.device) for top in SYNTH_TOPS for run in MODULES_TABLE[top].ice40)
+# format runs there with one level; the ECP5 run has all three, on its 18 x 18 multipliers.
+FPGA_RUNS = tuple((top, run.label, run.param_set, run.device, run.seeds) for top in SYNTH_TOPS
+                  for run in MODULES_TABLE[top].fpga)
+DEVICE_NAMES = {"hx8k": "iCE40 HX8K", "up5k": "iCE40 UP5K", "ecp5-85k": "ECP5 LFE5U-85F"}
 
 
 def describe(p: ParamSet, top: str) -> str:
@@ -207,6 +244,8 @@ def table(outcomes: list[Outcome]) -> list[str]:
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for o in outcomes:
         seed = "" if o.seed is None else str(o.seed)
+        if o.seeds_fmax:
+            seed = f"median of {len(o.seeds_fmax)}: " + ", ".join(f"{f:.1f}" for f in o.seeds_fmax.values())
         if not o.ok:
             lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | {o.flow} | {seed} | FAILED: {o.problem[:60]} | | | | |")
         elif o.flow == "generic":
@@ -214,16 +253,16 @@ def table(outcomes: list[Outcome]) -> list[str]:
                          f"{sum(v for k, v in o.cells.items() if 'DFF' in k):,} | | |")
         else:
             fmax = f"{o.fmax_mhz:.1f}" if o.fmax_mhz is not None else "-"
-            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | iCE40 {o.flow.upper()} | {seed} | "
-                         f"{lut_count(o.cells):,} | {o.cells.get('SB_CARRY', 0):,} | {ff_count(o.cells):,} | "
-                         f"{o.cells.get('SB_MAC16', 0)} | {fmax} |")
+            lines.append(f"| {o.top} | {describe(o.param_set, o.top)} | {DEVICE_NAMES.get(o.flow, o.flow)} | {seed} | "
+                         f"{lut_count(o.cells):,} | {carry_count(o.cells):,} | {ff_count(o.cells):,} | "
+                         f"{dsp_count(o.cells)} | {fmax} |")
     return lines
 
 
 def tool_versions() -> dict[str, str]:
     """The version of each tool that ran, recorded with every result."""
     versions = {}
-    for tool in ("yosys", "nextpnr-ice40"):
+    for tool in ("yosys", "nextpnr-ice40", "nextpnr-ecp5"):
         try:
             versions[tool] = tool_version(eda_command(tool))
         except ToolError:
@@ -250,11 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make synth", description=__doc__)
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
     parser.add_argument("--only", default=None, help="only runs whose module name contains this")
-    parser.add_argument("--no-ice40", action="store_true", help="generic synthesis only")
+    parser.add_argument("--no-pnr", "--no-ice40", action="store_true", help="generic synthesis only, no place and route")
     parser.add_argument("--freq", type=int, default=50, help="the clock nextpnr aims for, MHz")
     args = parser.parse_args(argv)
     try:
-        tools = [eda_command("yosys"), *([] if args.no_ice40 else [eda_command("nextpnr-ice40")])]
+        tools = [eda_command("yosys"), *([] if args.no_pnr else [eda_command("nextpnr-ice40"), eda_command("nextpnr-ecp5")])]
     except ToolError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -276,21 +315,21 @@ def main(argv: list[str] | None = None) -> int:
         status = "ok" if outcome.ok else f"FAILED: {outcome.problem}"
         print(f"  {top:<24} {describe(p, top):<16} {outcome.cells.get('total', 0):>8,} cells  {outcome.seconds:5.1f} s  {status}",
               flush=True)
-    if not args.no_ice40:
-        print(f"make synth: iCE40 (synth_ice40, nextpnr-ice40 aiming at {args.freq} MHz)", flush=True)
-        for top, label, p, device in ICE40_RUNS:
+    if not args.no_pnr:
+        print(f"make synth: place and route (iCE40 and ECP5 with nextpnr, aiming at {args.freq} MHz)", flush=True)
+        for top, label, p, device, seeds in FPGA_RUNS:
             if args.only and args.only not in top:
                 continue
-            outcome = ice40(top, label, p, device, SYNTH_DIR, files, args.freq)
+            outcome = place_and_route(top, label, p, device, SYNTH_DIR, files, args.freq, seeds)
             outcomes.append(outcome)
             fmax = f"{outcome.fmax_mhz:6.1f} MHz" if outcome.fmax_mhz is not None else "      -   "
             status = "ok" if outcome.ok else f"FAILED: {outcome.problem}"
-            print(f"  {top:<24} {describe(p, top):<16} {device}  {lut_count(outcome.cells):>6,} LUT4 "
-                  f"{ff_count(outcome.cells):>5,} FF {outcome.cells.get('SB_MAC16', 0):>2} DSP  {fmax}  "
+            print(f"  {top:<24} {describe(p, top):<16} {device:<8} {lut_count(outcome.cells):>6,} LUT4 "
+                  f"{ff_count(outcome.cells):>5,} FF {dsp_count(outcome.cells):>2} DSP  {fmax}  "
                   f"{outcome.seconds:5.1f} s  {status}", flush=True)
     print()
     print("\n".join(table(outcomes)))
-    write_results(RESULTS, outcomes, complete=not (args.only or args.rtl or args.no_ice40))
+    write_results(RESULTS, outcomes, complete=not (args.only or args.rtl or args.no_pnr))
     failed = [o for o in outcomes if not o.ok]
     print(f"\nmake synth: {len(outcomes) - len(failed)} runs ok, {len(failed)} failed; results: {RESULTS.relative_to(REPO_ROOT)}")
     return 1 if failed else 0

@@ -46,11 +46,12 @@ class ParamSet:
 
 
 # The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
-# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's split multiply once.
+# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's multiply in 1, 2 and
+# 3 stages.
 PARAM_SETS = (
     ParamSet(24, 16, 3, 64),
     ParamSet(16, 12, 4, 48, mul_stages=2),
-    ParamSet(8, 8, 1, 16),
+    ParamSet(8, 8, 1, 16, mul_stages=3),
 )
 DEFAULT_SET = PARAM_SETS[0]
 SMALL_SET = PARAM_SETS[2]
@@ -97,6 +98,7 @@ def _outputs(*names_widths: tuple[str, str]) -> tuple[Port, ...]:
 
 CLOCK = _inputs(("clk_i", "1"), ("rst_ni", "1"))
 CLOCK_PORTS = tuple(port.name for port in CLOCK)
+CLOCK_PORT, RESET_PORT = CLOCK_PORTS  # the reset is active low
 # The unit of each rate port's value, for reports and decoded counterexamples.
 PORT_UNITS = {"peak_i": "GFLOP/s", "bw_i": "GB/s", "ai_i": "FLOP/B", "product_i": "GFLOP/s", "cap_o": "GFLOP/s",
               "level_cap_o": "GFLOP/s", "ops_i": "FLOP", "bytes_i": "B", "ai_o": "FLOP/B"}
@@ -112,16 +114,17 @@ FLOWS = (
     "gates",  # make sim GATES=1 simulates its Yosys netlist
     "prove",  # make prove has a property harness (flows/formal) around it
     "synth",  # make synth: generic synthesis at the default and the small set
-    "mutants",  # make mutants: Yosys mutate mutants of its word-level netlist (combinational modules)
+    "mutants",  # make mutants: Yosys mutate mutants of its word-level netlist, survivors judged formally
     "lab",  # a course lab may grade it
 )
 
 
 @dataclass(frozen=True)
-class Ice40Run:
+class FpgaRun:
     label: str
     param_set: ParamSet
-    device: str = "hx8k"
+    device: str = "hx8k"  # hx8k, up5k (iCE40) or ecp5-85k
+    seeds: tuple[int, ...] = (1,)  # nextpnr placer seeds; with several, the median Fmax is reported
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,7 @@ class Module:
     sources: tuple[str, ...]  # rtl/ file stems it needs, dependencies first, itself last
     flows: frozenset[str] = frozenset()
     coverage: tuple[str, ...] = ()  # functional-coverage bin sets (roofline_tb.functional_coverage)
-    ice40: tuple[Ice40Run, ...] = ()  # make synth's iCE40 place-and-route runs
+    fpga: tuple[FpgaRun, ...] = ()  # make synth's place-and-route runs (iCE40, ECP5)
     lint_sets: tuple[dict[str, int], ...] = ()  # modules without a bench: the values make lint uses
     cli: str = ""  # what `roofline place --rtl` sends through it: "rates" or "counts"
 
@@ -192,33 +195,36 @@ _TABLE = (
            FORMAT, (*_inputs(("peak_i", "W"), ("bw_i", "W"), ("ai_i", "W")), *_outputs(("cap_o", "W"), ("mem_bound_o", "1"))),
            ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_attainable"),
            ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates",),
-           ice40=(Ice40Run("small", SMALL_SET),)),
+           fpga=(FpgaRun("small", SMALL_SET),)),
     Module("roofline_hierarchy", "attainable performance against every memory level; the lowest binds",
            {**FORMAT, "LEVELS": 3}, (*RATES_IN, *HIERARCHY_OUT),
            ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_binding", "roofline_hierarchy"),
            ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates", "binding", "level ties"), cli="rates",
-           ice40=(Ice40Run("small", SMALL_SET), Ice40Run("default-l1", ParamSet(24, 16, 1, 64)))),
+           fpga=(FpgaRun("small", SMALL_SET), FpgaRun("default-l1", ParamSet(24, 16, 1, 64)))),
     Module("roofline_intensity", "arithmetic intensity from operation and byte counts (a sequential divider)",
            {**FORMAT, "COUNT_BITS": 64},
            (*CLOCK, *_inputs(("start_i", "1"), ("ops_i", "COUNT_BITS"), ("bytes_i", "COUNT_BITS")),
             *_outputs(("busy_o", "1"), ("done_o", "1"), ("ai_o", "W"), ("sat_o", "1"), ("div0_o", "1"))),
-           ("roofline_param_check", "roofline_div_step", "roofline_intensity"), ALL_TOP_FLOWS | {"prove"}, ("intensity",),
-           ice40=(Ice40Run("small", SMALL_SET),)),
+           ("roofline_param_check", "roofline_div_step", "roofline_intensity"), ALL_TOP_FLOWS | {"prove", "mutants"},
+           ("intensity",),
+           fpga=(FpgaRun("small", SMALL_SET),)),
     Module("roofline_hierarchy_pipe", "the hierarchy as a valid/ready pipeline, one result per clock",
            {**FORMAT, "LEVELS": 3, "MUL_STAGES": 1},
            (*CLOCK, *_inputs(("in_valid_i", "1")), *_outputs(("in_ready_o", "1")), *RATES_IN,
             *_outputs(("out_valid_o", "1")), *_inputs(("out_ready_i", "1")), *HIERARCHY_OUT),
            ("roofline_param_check", "roofline_round_cap", "roofline_binding", "roofline_hierarchy_pipe"),
-           ALL_TOP_FLOWS | {"prove"}, ("rates", "binding", "level ties", "handshake"),
-           ice40=(Ice40Run("small", SMALL_SET), Ice40Run("small", SMALL_SET, "up5k"),
-                  Ice40Run("default-l1", ParamSet(24, 16, 1, 64)),
-                  Ice40Run("default-l1-mul2", ParamSet(24, 16, 1, 64, mul_stages=2)))),
+           ALL_TOP_FLOWS | {"prove", "mutants"}, ("rates", "binding", "level ties", "handshake"),
+           fpga=(FpgaRun("small", SMALL_SET), FpgaRun("small", SMALL_SET, "up5k"),
+                  FpgaRun("default-l1", ParamSet(24, 16, 1, 64)),
+                  FpgaRun("default-l1-mul2", ParamSet(24, 16, 1, 64, mul_stages=2)),
+                  FpgaRun("default", DEFAULT_SET, "ecp5-85k"))),
     Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, "LEVELS": 3, "COUNT_BITS": 64},
            (*CLOCK, *_inputs(("start_i", "1"), ("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ops_i", "COUNT_BITS"),
                              ("bytes_i", "LEVELS*COUNT_BITS")),
             *_outputs(("busy_o", "1"), ("done_o", "1")), *HIERARCHY_OUT),
-           ("roofline_param_check", "roofline_div_step", "roofline_counts"), ALL_TOP_FLOWS, ("counts", "binding"), cli="counts",
-           ice40=(Ice40Run("small", SMALL_SET),)),
+           ("roofline_param_check", "roofline_div_step", "roofline_counts"), ALL_TOP_FLOWS | {"prove", "mutants"},
+           ("counts", "binding"), cli="counts",
+           fpga=(FpgaRun("small", SMALL_SET),)),
 )
 
 MODULES: dict[str, Module] = {module.name: module for module in _TABLE}

@@ -87,9 +87,13 @@ def tool_version(command: list[str]) -> str:
     return name + ("" if is_native(command) else " (WebAssembly, pip)")
 
 
-def yosys_available() -> bool:
+def tool_available(tool: str) -> bool:
     try:
-        yosys_command()
+        eda_command(tool)
     except ToolError:
         return False
     return True
+
+
+def yosys_available() -> bool:
+    return tool_available("yosys")
