@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
 
 FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
@@ -35,7 +36,7 @@ endmodule
 """
 KINDS = {  # share of the class, and how each submission differs from the reference
     "correct": (0.4, None),
-    "ridge": (0.15, ("roofline_round_cap.sv", "product_i < peak_scaled", "product_i <= peak_scaled")),
+    "ridge": (0.15, ridge_mutant_edit()),
     "truncated": (0.15, ("roofline_round_cap.sv", "ROUND_W'(1) << (FRAC_BITS - 1)", "'0")),
     "broken": (0.2, ("roofline_level.sv", "endmodule", "  wire [3:0] = 4'd1;\nendmodule")),
     "hangs": (0.1, "hang"),

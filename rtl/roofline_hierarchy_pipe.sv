@@ -3,8 +3,8 @@
 //
 // Stages, each a register:
 //   1. the inputs;
-//   2. each level's full-precision product ai * bw (MUL_STAGES = 2 splits it in two: the
-//      partial products of ai's low and high halves, then their sum);
+//   2. each level's full-precision product ai * bw, in MUL_STAGES stages (1 to 4): ai's
+//      2^(MUL_STAGES-1) slices each times bw, then a tree of sums, one level per stage;
 //   3. each level's verdict and rounded cap (roofline_round_cap);
 //   4. the binding level, its cap and every output (the same running minimum as the
 //      combinational module: a memory-bound level takes the lead only when strictly lower).
@@ -16,7 +16,7 @@ module roofline_hierarchy_pipe #(
   parameter int INT_BITS   = 24,
   parameter int FRAC_BITS  = 16,
   parameter int LEVELS     = 3,
-  parameter int MUL_STAGES = 1   // 1 or 2 register stages for the multiplication
+  parameter int MUL_STAGES = 1   // 1 to 4 register stages for the multiplication
 ) (
   input  logic                                   clk_i,
   input  logic                                   rst_ni,
@@ -34,8 +34,6 @@ module roofline_hierarchy_pipe #(
 );
   localparam int W         = INT_BITS + FRAC_BITS;
   localparam int PRODUCT_W = 2 * W;
-  localparam int LOW_W     = W / 2;            // ai's low half in a split multiplication
-  localparam int HIGH_W    = W - LOW_W;
   localparam int IDX_W     = $clog2(LEVELS + 1);
   localparam int STAGES    = 3 + MUL_STAGES;
 
@@ -72,42 +70,59 @@ module roofline_hierarchy_pipe #(
     end
   end
 
-  // Stage 2: the products (the last multiplication stage).
-  logic [W-1:0]                s2_peak;
-  logic [LEVELS*PRODUCT_W-1:0] s2_product;
+  // Stages 2 .. 1 + MUL_STAGES: the products. ai splits into CHUNKS = 2^(MUL_STAGES-1) slices of
+  // CHUNK_W bits. The first multiplication stage holds each slice times bw; each further stage
+  // adds neighbouring pairs, the upper one shifted, so the last holds one node: ai * bw. Node
+  // (t, l, k) of the tree is level l's ai bits [k * 2^t * CHUNK_W +: 2^t * CHUNK_W] times its bw.
+  localparam int CHUNKS  = 1 << (MUL_STAGES - 1);
+  localparam int CHUNK_W = (W + CHUNKS - 1) / CHUNKS;
+  localparam int AI_PAD_W = CHUNKS * CHUNK_W;
+  localparam int NODE_W  = AI_PAD_W + W;        // wide enough for any node
+  localparam int NODES   = MUL_STAGES * LEVELS * CHUNKS;
 
-  if (MUL_STAGES == 1) begin : gen_mul_one_stage
-    always_ff @(posedge clk_i) begin
-      if (advance) begin
-        s2_peak <= s1_peak;
-        for (int l = 0; l < LEVELS; l++) begin
-          s2_product[l*PRODUCT_W +: PRODUCT_W] <= PRODUCT_W'(s1_ai[l*W +: W]) * PRODUCT_W'(s1_bw[l*W +: W]);
+  function automatic int node(input int t, input int l, input int k);  // its first bit in mul_d/mul_q
+    node = ((t * LEVELS + l) * CHUNKS + k) * NODE_W;
+  endfunction
+
+  logic [NODES*NODE_W-1:0]  mul_d, mul_q;
+  logic [MUL_STAGES*W-1:0]  mul_peak_d, mul_peak_q;
+
+  always_comb begin
+    logic [AI_PAD_W-1:0] ai_pad;
+    mul_d = '0;
+    mul_peak_d = '0;
+    mul_peak_d[0 +: W] = s1_peak;
+    for (int t = 1; t < MUL_STAGES; t++) mul_peak_d[t*W +: W] = mul_peak_q[(t-1)*W +: W];
+    for (int l = 0; l < LEVELS; l++) begin
+      ai_pad = AI_PAD_W'(s1_ai[l*W +: W]);
+      for (int k = 0; k < CHUNKS; k++) begin
+        mul_d[node(0, l, k) +: NODE_W] = NODE_W'(ai_pad[k*CHUNK_W +: CHUNK_W]) * NODE_W'(s1_bw[l*W +: W]);
+      end
+      for (int t = 1; t < MUL_STAGES; t++) begin
+        for (int k = 0; k < CHUNKS / 2; k++) begin
+          if (k < (CHUNKS >> t)) begin  // level t has CHUNKS / 2^t nodes
+            mul_d[node(t, l, k) +: NODE_W] = mul_q[node(t - 1, l, 2 * k) +: NODE_W]
+                                           + (mul_q[node(t - 1, l, 2 * k + 1) +: NODE_W] << (CHUNK_W << (t - 1)));
+          end
         end
       end
     end
-  end else begin : gen_mul_two_stages
-    // ai * bw = (ai_high * bw) << LOW_W + ai_low * bw: two narrower products, then a sum.
-    localparam int LOW_PRODUCT_W  = LOW_W + W;
-    localparam int HIGH_PRODUCT_W = HIGH_W + W;
-    logic [W-1:0]                     sm_peak;
-    logic [LEVELS*LOW_PRODUCT_W-1:0]  sm_low;
-    logic [LEVELS*HIGH_PRODUCT_W-1:0] sm_high;
-    always_ff @(posedge clk_i) begin
-      if (advance) begin
-        sm_peak <= s1_peak;
-        for (int l = 0; l < LEVELS; l++) begin
-          sm_low[l*LOW_PRODUCT_W +: LOW_PRODUCT_W] <=
-              LOW_PRODUCT_W'(s1_ai[l*W +: LOW_W]) * LOW_PRODUCT_W'(s1_bw[l*W +: W]);
-          sm_high[l*HIGH_PRODUCT_W +: HIGH_PRODUCT_W] <=
-              HIGH_PRODUCT_W'(s1_ai[l*W + LOW_W +: HIGH_W]) * HIGH_PRODUCT_W'(s1_bw[l*W +: W]);
-        end
-        s2_peak <= sm_peak;
-        for (int l = 0; l < LEVELS; l++) begin
-          s2_product[l*PRODUCT_W +: PRODUCT_W] <=
-              (PRODUCT_W'(sm_high[l*HIGH_PRODUCT_W +: HIGH_PRODUCT_W]) << LOW_W)
-              + PRODUCT_W'(sm_low[l*LOW_PRODUCT_W +: LOW_PRODUCT_W]);
-        end
-      end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (advance) mul_q <= mul_d;
+  end
+  always_ff @(posedge clk_i) begin
+    if (advance) mul_peak_q <= mul_peak_d;
+  end
+
+  // Stage 1 + MUL_STAGES: the products, and the peak beside them.
+  logic [W-1:0]                s2_peak;
+  logic [LEVELS*PRODUCT_W-1:0] s2_product;
+  always_comb begin
+    s2_peak = mul_peak_q[(MUL_STAGES-1)*W +: W];
+    for (int l = 0; l < LEVELS; l++) begin
+      s2_product[l*PRODUCT_W +: PRODUCT_W] = PRODUCT_W'(mul_q[node(MUL_STAGES - 1, l, 0) +: NODE_W]);
     end
   end
 

@@ -14,6 +14,6 @@ module roofline_param_check #(
   if (FRAC_BITS < 1) begin : gen_frac_bits_check ERROR_roofline_FRAC_BITS_must_be_at_least_1 u_param_error (); end
   if (LEVELS < 1) begin : gen_levels_check ERROR_roofline_LEVELS_must_be_at_least_1 u_param_error (); end
   if (COUNT_BITS < 1) begin : gen_count_bits_check ERROR_roofline_COUNT_BITS_must_be_at_least_1 u_param_error (); end
-  if (MUL_STAGES < 1 || MUL_STAGES > 2) begin : gen_mul_stages_check ERROR_roofline_MUL_STAGES_must_be_1_or_2 u_param_error (); end
+  if (MUL_STAGES < 1 || MUL_STAGES > 4) begin : gen_mul_stages_check ERROR_roofline_MUL_STAGES_must_be_1_to_4 u_param_error (); end
 endmodule
 `default_nettype wire

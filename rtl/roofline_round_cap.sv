@@ -20,13 +20,15 @@ module roofline_round_cap #(
   localparam int ROUND_W   = W + FRAC_BITS;
   localparam logic [ROUND_W-1:0] ROUND_HALF = ROUND_W'(1) << (FRAC_BITS - 1);
 
-  logic [PRODUCT_W-1:0] peak_scaled;  // peak in the product's format
   logic [ROUND_W-1:0]   rounded_sum;  // product + half an output LSB
   logic                 unused_round_lsbs;
 
-  assign peak_scaled = PRODUCT_W'({peak_i, {FRAC_BITS{1'b0}}});
-  // At the ridge (equal) the compute roof binds.
-  assign mem_bound_o = product_i < peak_scaled;
+  // product < peak * 2^FRAC_BITS (at the ridge, equal, the compute roof binds). The right side's
+  // low FRAC_BITS are zero, so this holds exactly when the product's bits above them, as a
+  // number, are below peak: a W-bit comparison and a test of the top INT_BITS for zero, side by
+  // side, where a PRODUCT_W-bit comparison would be one carry chain twice as long (the
+  // pipeline's longest path on an iCE40).
+  assign mem_bound_o = (product_i[PRODUCT_W-1:ROUND_W] == '0) && (product_i[ROUND_W-1:FRAC_BITS] < peak_i);
 
   // Round to nearest, ties up: add half an LSB, then truncate.
   assign rounded_sum       = product_i[ROUND_W-1:0] + ROUND_HALF;

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.paths import BUILD_ROOT, RTL_DIR
 
 # Seconds each test took: the last run's (build/), else the snapshot kept with the tests.
@@ -67,9 +68,8 @@ def seed() -> int:
     return int(os.environ["ROOFLINE_SEED"])
 
 
-RIDGE_MUTANT_FILE = "roofline_round_cap.sv"
 # The ridge counted as memory-bound: a bug that random sweeps find within a few thousand vectors.
-RIDGE_MUTANT_ORIGINAL, RIDGE_MUTANT_BUG = "product_i < peak_scaled", "product_i <= peak_scaled"
+RIDGE_MUTANT_FILE, RIDGE_MUTANT_ORIGINAL, RIDGE_MUTANT_BUG = ridge_mutant_edit()
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from roofline_course import grade as grading
 from roofline_course import hints, intake, reports, sandbox
 from roofline_course.labs import load_lab
 from roofline_course.precheck import Precheck, precheck
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.contract import ParamSet
 from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 
@@ -290,9 +291,7 @@ def test_the_port_check_reads_every_design_style(style: str, tmp_path: Path) -> 
 @needs_sandbox
 @pytest.mark.sim
 def test_a_ridge_bug_loses_only_its_vectors_is_named_hinted_and_reruns(tmp_path: Path) -> None:
-    buggy = reference_copy(
-        tmp_path / "ridge", ("roofline_round_cap.sv", "product_i < peak_scaled", "product_i <= peak_scaled")
-    )
+    buggy = reference_copy(tmp_path / "ridge", ridge_mutant_edit())
     code, result, stdout = grade(buggy, tmp_path / "out", "--visible-only")
     assert code == 1 and stdout.splitlines()[-1].startswith("graded:") and "fewer than full marks (exit 1)" in stdout
     assert 50 < result["score"] < result["max_score"], stdout  # proportional: not 10/100

@@ -19,6 +19,7 @@ from roofline_course.grade import simulator_stop
 from roofline_course.intake import stage
 from roofline_course.labs import LabError, available, load_lab
 from roofline_course.precheck import _compare_ports, summarize_compile_errors
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.contract import ParamSet
 from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 
@@ -150,7 +151,7 @@ def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
     classroom = tmp_path / "submissions"
     write_submission(classroom / "correct", reference)
     write_submission(classroom / "ridge_bug", {**reference, "roofline_round_cap.sv": reference["roofline_round_cap.sv"]
-                                               .replace("product_i < peak_scaled", "product_i <= peak_scaled")})
+                                               .replace(*ridge_mutant_edit()[1:])})
     write_submission(classroom / "syntax", {**reference, "roofline_level.sv": reference["roofline_level.sv"]
                                             .replace("endmodule", "  wire [3:0] = 4'd1;\nendmodule")})
     write_submission(classroom / "hangs", {"roofline_attainable.sv": HANGING})

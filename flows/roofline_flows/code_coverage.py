@@ -51,7 +51,7 @@ def parse(dat: Path, into: dict[str, FileCoverage]) -> None:
             entry.toggles += 1
             entry.toggles_hit += count > 0
             if count == 0:
-                signal = re.sub(r"\[\d+\].*", "", keys.get("o", "?"))  # "peak_scaled[3]:0->1" -> "peak_scaled"
+                signal = re.sub(r"\[\d+\].*", "", keys.get("o", "?"))  # "rounded_sum[3]:0->1" -> "rounded_sum"
                 entry.untoggled[signal] = entry.untoggled.get(signal, 0) + 1
 
 

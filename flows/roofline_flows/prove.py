@@ -90,7 +90,7 @@ PROPERTIES = (
                  f"roofline_hierarchy_pipe (MUL_STAGES={stages}) == roofline_hierarchy, LATENCY cycles later",
                  "props_pipe_equiv", "PROP_PIPE_EQUALS_COMBINATIONAL",
                  {"INT_BITS": 3, "FRAC_BITS": 3, "LEVELS": 2, "MUL_STAGES": stages}, depth=3 + stages + 3, units=RATES)
-        for stages in (1, 2)
+        for stages in (1, 2, 3, 4)
     ),
     Property("pipe.one_result_per_clock", "always ready, and a result on every clock after the latency",
              "props_pipe_equiv", "PROP_ONE_RESULT_PER_CLOCK", {"INT_BITS": 3, "FRAC_BITS": 3, "LEVELS": 2, "MUL_STAGES": 1},

@@ -25,7 +25,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--frac-bits", type=int, default=16)
     parser.add_argument("--levels", type=int, default=3)
     parser.add_argument("--count-bits", type=int, default=64)
-    parser.add_argument("--mul-stages", type=int, default=1, choices=(1, 2), help="the pipelined hierarchy's multiply stages")
+    parser.add_argument("--mul-stages", type=int, default=1, choices=(1, 2, 3, 4),
+                        help="the pipelined hierarchy's multiply stages")
     parser.add_argument("--sweep", type=int, default=DEFAULT_SWEEP, help="random vectors per sweep")
     parser.add_argument("--testcase", default=None, help="run only this cocotb test (TESTCASE=)")
     parser.add_argument("--only", default=None, help="only this vector index or case id (ONLY=)")

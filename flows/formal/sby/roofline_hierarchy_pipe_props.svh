@@ -83,18 +83,18 @@
     end
   end
 
-  // The split multiplication's middle stage (MUL_STAGES = 2): the two partial products.
-  if (MUL_STAGES == 2) begin : gen_f_split
-    localparam int F_LOW_PRODUCT_W  = LOW_W + W;
-    localparam int F_HIGH_PRODUCT_W = HIGH_W + W;
-    always_comb begin
-      if (rst_ni && valid_q[1]) begin
-        assert (gen_mul_two_stages.sm_peak == f_peak[1]);
+  // The multiplication stages: node (t, l, k) of the sum tree, in stage 1 + t, is its slice of
+  // ai times bw, and the peak travels beside it.
+  always_comb begin
+    for (int t = 0; t < MUL_STAGES; t++) begin
+      if (rst_ni && valid_q[1 + t]) begin
+        assert (mul_peak_q[t*W +: W] == f_peak[1 + t]);
         for (int l = 0; l < LEVELS; l++) begin
-          assert (gen_mul_two_stages.sm_low[l*F_LOW_PRODUCT_W +: F_LOW_PRODUCT_W]
-                  == F_LOW_PRODUCT_W'(f_ai[1][l] % (1 << LOW_W)) * F_LOW_PRODUCT_W'(f_bw[1][l]));
-          assert (gen_mul_two_stages.sm_high[l*F_HIGH_PRODUCT_W +: F_HIGH_PRODUCT_W]
-                  == F_HIGH_PRODUCT_W'(f_ai[1][l] >> LOW_W) * F_HIGH_PRODUCT_W'(f_bw[1][l]));
+          for (int k = 0; k < (CHUNKS >> t); k++) begin
+            assert (mul_q[node(t, l, k) +: NODE_W]
+                    == ((NODE_W'(f_ai[1 + t][l]) >> (k * (CHUNK_W << t))) & ((NODE_W'(1) << (CHUNK_W << t)) - 1'b1))
+                       * NODE_W'(f_bw[1 + t][l]));
+          end
         end
       end
     end
