@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import subprocess
 import sys
 import time
 import tomllib
@@ -66,6 +67,12 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
     return mutants
 
 
+def ridge_mutant_edit() -> tuple[str, str, str]:
+    """(file, original, mutated) of the catalogue's ridge bug, the one tests and benchmarks plant."""
+    mutant = next(m for m in load_catalogue() if m.id == "ridge_memory_bound")
+    return mutant.file, mutant.original, mutant.mutated
+
+
 def apply(mutant: Mutant, folder: Path) -> Path:
     """The mutated copy of the file; raises when the original text is not there exactly once."""
     source = (RTL_DIR / mutant.file).read_text()
@@ -95,9 +102,14 @@ def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
     return Verdict(mutant, True, result.failures[0].splitlines()[0], seconds)
 
 
+def icarus_version() -> str:
+    run = subprocess.run(["iverilog", "-V"], capture_output=True, text=True)
+    return (run.stdout.splitlines() or ["Icarus Verilog (version unknown)"])[0].split(" (")[0]
+
+
 def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, sweep: int) -> list[Verdict]:
-    print(f"make mutants: {len(mutants)} hand-written mutants from {CATALOGUE.relative_to(REPO_ROOT)}, Icarus, "
-          f"seed {seed}, sweep {sweep}", flush=True)
+    print(f"make mutants: {len(mutants)} hand-written mutants from {CATALOGUE.relative_to(REPO_ROOT)}, "
+          f"{icarus_version()}, seed {seed}, sweep {sweep}", flush=True)
     futures = [pool.submit(run_mutant, m, seed, sweep) for m in mutants]
     verdicts = []
     for done, future in enumerate(futures, 1):
@@ -109,18 +121,22 @@ def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, s
     return verdicts
 
 
-def run_mechanical(pool: ProcessPoolExecutor, per_top: int, seed: int) -> list[mutants_yosys.MechanicalVerdict] | None:
-    """Yosys `mutate` mutants of each combinational module; None when an unmutated netlist fails its bench."""
+def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
+                   seed: int) -> list[mutants_yosys.MechanicalVerdict] | None:
+    """Yosys `mutate` mutants of each module; None when an unmutated netlist fails its bench."""
     jobs = []
     for top in mutants_yosys.TOPS:
+        count = per_sequential if mutants_yosys.sequential(top) else per_top
+        if count <= 0:
+            continue
         original, detail = mutants_yosys.baseline(top, seed)
         if original is None:
             print(f"make mutants: the unmutated {top} netlist fails its bench ({detail}); no mutant can be judged")
             return None
-        listed = mutants_yosys.list_mutations(top, per_top, seed, BUILD_ROOT / "mutants-yosys" / f"{top}-list")
+        listed = mutants_yosys.list_mutations(top, count, seed, BUILD_ROOT / "mutants-yosys" / f"{top}-list")
         jobs += [(m, original) for m in listed]
     print(f"make mutants: {len(jobs)} Yosys `mutate` mutants of {', '.join(mutants_yosys.TOPS)} at UQ4.4 "
-          f"(mutation seed {seed}); the unmutated netlists pass", flush=True)
+          f"(mutation seed {seed}, {mutants_yosys.yosys_version()}); the unmutated netlists pass", flush=True)
     futures = [pool.submit(mutants_yosys.judge, m, original, seed) for m, original in jobs]
     verdicts = []
     for done, future in enumerate(futures, 1):
@@ -137,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", type=int, default=300, help="random vectors per sweep in each bench run")
     parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
     parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
-    parser.add_argument("--mechanical", type=int, default=30, help="Yosys mutate mutants per module (0: none)")
+    parser.add_argument("--mechanical", type=int, default=30,
+                        help="Yosys mutate mutants per combinational module (0: none)")
+    parser.add_argument("--mechanical-sequential", type=int, default=10,
+                        help="Yosys mutate mutants per sequential module (0: none); their benches run longer")
     args = parser.parse_args(argv)
     mutants = [m for m in load_catalogue() if args.only is None or args.only in m.id or args.only in m.bug_class]
     if not mutants:
@@ -147,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         verdicts = run_catalogue(pool, mutants, args.seed, args.sweep)
         try:
-            mechanical = run_mechanical(pool, args.mechanical, args.seed) if args.mechanical > 0 and args.only is None else []
+            mechanical = (run_mechanical(pool, args.mechanical, args.mechanical_sequential, args.seed)
+                          if args.mechanical + args.mechanical_sequential > 0 and args.only is None else [])
         except ToolError as problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2

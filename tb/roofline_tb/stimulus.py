@@ -198,7 +198,10 @@ def _counts(rng: random.Random, fmt: QFormat, count_bits: int, kind: str) -> tup
     if kind == "zero_ops":
         return 0, log_uniform(rng, count_bits) | 1
     if kind == "large_divisor":  # bytes' top bit set: a restoring divider's remainder needs COUNT_BITS + 1 bits
-        return log_uniform(rng, count_bits), (1 << (count_bits - 1)) | rng.getrandbits(count_bits - 1)
+        top = 1 << (count_bits - 1)
+        # half the time ops' top bit too, so the partial remainder itself reaches its top bit
+        ops = top | rng.getrandbits(count_bits - 1) if rng.getrandbits(1) else log_uniform(rng, count_bits)
+        return ops, top | rng.getrandbits(count_bits - 1)
     if kind == "exact":  # bytes divides ops * 2^F
         bytes_moved = log_uniform(rng, count_bits // 2) | 1
         return bytes_moved * log_uniform(rng, count_bits // 2), bytes_moved
