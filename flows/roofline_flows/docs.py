@@ -87,14 +87,16 @@ EDA_RESULTS = REPO_ROOT / "benchmark" / "eda.json"
 
 def eda_table() -> str:
     document = json.loads(EDA_RESULTS.read_text())
-    lines = ["| Yosys script | native s | WebAssembly s | WebAssembly / native |", "|---|---:|---:|---:|"]
+    lines = ["| step | native s | WebAssembly s | WebAssembly / native |", "|---|---:|---:|---:|"]
     for row in document["rows"]:
         wasm = row["webassembly_s"]
         ratio = f"{wasm / row['native_s']:.1f}x" if wasm else "-"
         lines.append(f"| {row['step']} | {row['native_s']:.2f} | {f'{wasm:.2f}' if wasm else 'not run'} | {ratio} |")
     tools = document.get("tools", {})
     lines += ["", f"From `{document.get('command')}` on {document.get('machine', {}).get('cpus', '?')} CPUs; "
-              f"native {tools.get('native', '?')}, WebAssembly {tools.get('webassembly', '?').split(' (')[0]} (YoWASP)."]
+              f"native {tools.get('native', '?')}, WebAssembly {tools.get('webassembly', '?').split(' (')[0]} (YoWASP)"
+              + (f"; nextpnr native {tools['native nextpnr']}, WebAssembly {tools['webassembly nextpnr']}"
+                 if "native nextpnr" in tools else "") + "."]
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -25,7 +26,7 @@ from roofline_tb.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, 
 from roofline_tb.contract import MODULES as MODULES_TABLE
 from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, eda_command, is_native, tool_version, yosys_command
+from roofline_tb.tools import ABC_WITHOUT_FRAIG, ToolError, eda_command, generic_synth, is_native, tool_version, yosys_command
 
 SYNTH_DIR = BUILD_ROOT / "synth"
 PLACER_SEED = 1
@@ -33,10 +34,6 @@ RESULTS = SYNTH_DIR / "results.json"
 SYNTH_TOPS = tops_with("synth")
 # Yosys warnings that say nothing about the design; any other warning fails the run.
 HARMLESS_WARNINGS = (re.compile(r"Replacing memory .* with list of registers"),)
-# ABC's default script without `&fraig -x` (SAT sweeping): under WebAssembly that one step takes
-# UQ24.16 generic synthesis from seconds to over ten minutes (docs/hardware.md); the rest of the
-# script is unchanged. Native Yosys runs the full default script.
-ABC_WITHOUT_FRAIG = "+strash;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,{D};&put"
 
 
 def wrapper(top: str, p: ParamSet) -> str:
@@ -124,13 +121,6 @@ def last_stat(text: str, module_hint: str | None = None) -> dict[str, int]:
     return cells
 
 
-def generic_synth(top: str) -> str:
-    """`synth -flatten`, with ABC's script chosen for the Yosys that runs it (ABC_WITHOUT_FRAIG)."""
-    if is_native(yosys_command()):
-        return f"synth -top {top} -flatten"
-    return f"synth -top {top} -flatten -noabc; abc -script {ABC_WITHOUT_FRAIG}; opt -fast"
-
-
 def generic(top: str, label: str, p: ParamSet, folder: Path, files: str) -> Outcome:
     params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
     script = (f"read_verilog -sv {files}; chparam {params} {top}; hierarchy -check -top {top}; proc; "
@@ -157,24 +147,14 @@ def place_and_route(top: str, label: str, p: ParamSet, device: str, folder: Path
                     seeds: tuple[int, ...] = (PLACER_SEED,)) -> Outcome:
     """The module in its serial wrapper, mapped to the device, placed and routed with each placer
     seed; its own cells, and the Fmax (the median over several seeds)."""
-    wrap = folder / f"wrap-{top}-{label}.sv"
-    wrap.write_text(wrapper(top, p))
-    netlist = folder / f"{device}-{top}-{label}.json"
-    synth_command, nextpnr, flags = DEVICES[device]
-    params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
-    script = (f"read_verilog -sv {files} {wrap}; chparam {params} {top}; hierarchy -check -top synth_top; "
-              f"{synth_command} -noflatten -top synth_top; design -save mapped; "
-              # the module's own cells: it and its submodules, flattened, without the wrapper
-              f"hierarchy -top {top}; flatten; stat; design -load mapped; flatten; "
-              # Yosys >= 0.40 keeps hierarchy as $scopeinfo cells, which nextpnr 0.4 cannot place
-              f"delete t:$scopeinfo; write_json {netlist}")
     started = time.monotonic()
-    ok, text = run_yosys(script, folder / f"{device}-{top}-{label}.log")
+    netlist, ok, text = map_to_device(top, label, p, device, folder, files)
     if not ok:
         return Outcome(label, top, p, device, False, time.monotonic() - started, {}, problem=text)
     cells = last_stat(text, top)
+    nextpnr = eda_command(DEVICES[device][1])
     with ThreadPoolExecutor(max_workers=min(len(seeds), 2)) as pool:  # nextpnr is single-threaded here
-        routed = list(pool.map(lambda seed: nextpnr_run(nextpnr, flags, netlist, freq, seed, folder), seeds))
+        routed = list(pool.map(lambda seed: nextpnr_run(nextpnr, device, netlist, freq, seed, folder), seeds))
     seconds = time.monotonic() - started
     problems = [problem for _, problem in routed if problem]
     if problems:
@@ -186,13 +166,29 @@ def place_and_route(top: str, label: str, p: ParamSet, device: str, folder: Path
                    seeds_fmax=by_seed)
 
 
-def nextpnr_run(nextpnr: str, flags: list[str], netlist: Path, freq: int, seed: int,
+def map_to_device(top: str, label: str, p: ParamSet, device: str, folder: Path, files: str) -> tuple[Path, bool, str]:
+    """(the netlist nextpnr reads, ok, Yosys's log or the problem): the module in its serial wrapper."""
+    wrap = folder / f"wrap-{top}-{label}-{device}.sv"
+    wrap.write_text(wrapper(top, p))
+    netlist = folder / f"{device}-{top}-{label}.json"
+    params = " ".join(f"-set {k} {v}" for k, v in p.for_module(top).items())
+    script = (f"read_verilog -sv {files} {wrap}; chparam {params} {top}; hierarchy -check -top synth_top; "
+              f"{DEVICES[device][0]} -noflatten -top synth_top; design -save mapped; "
+              # the module's own cells: it and its submodules, flattened, without the wrapper
+              f"hierarchy -top {top}; flatten; stat; design -load mapped; flatten; "
+              # Yosys >= 0.40 keeps hierarchy as $scopeinfo cells, which nextpnr 0.4 cannot place
+              f"delete t:$scopeinfo; write_json {netlist}")
+    ok, text = run_yosys(script, folder / f"{device}-{top}-{label}.log")
+    return netlist, ok, text
+
+
+def nextpnr_run(nextpnr: list[str], device: str, netlist: Path, freq: int, seed: int,
                 folder: Path) -> tuple[float | None, str]:
     """(Fmax in MHz, or None; a problem, or "") of one placer seed."""
     stem = netlist.stem.replace(".", "_")
     report = folder / f"nextpnr-{stem}-seed{seed}.json"
     pnr = subprocess.run(
-        [*eda_command(nextpnr), *flags, "--json", str(netlist), "--freq", str(freq), "--timing-allow-fail",
+        [*nextpnr, *DEVICES[device][2], "--json", str(netlist), "--freq", str(freq), "--timing-allow-fail",
          "--seed", str(seed), "--report", str(report)],
         capture_output=True, text=True,
     )
@@ -291,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="only runs whose module name contains this")
     parser.add_argument("--no-pnr", "--no-ice40", action="store_true", help="generic synthesis only, no place and route")
     parser.add_argument("--freq", type=int, default=50, help="the clock nextpnr aims for, MHz")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="Yosys and nextpnr runs at a time")
     args = parser.parse_args(argv)
     try:
         tools = [eda_command("yosys"), *([] if args.no_pnr else [eda_command("nextpnr-ice40"), eda_command("nextpnr-ecp5")])]
@@ -298,35 +295,36 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     print("make synth: " + ", ".join(tool_version(command) for command in tools), flush=True)
-    if not all(is_native(command) for command in tools):
-        print("  note: the pip (WebAssembly) tools run several times slower than native ones, and generic synthesis "
-              "runs ABC without &fraig; for the native tools: apt-get install yosys nextpnr-ice40 fpga-icestorm",
-              flush=True)
+    pip_tools = [command[-1] for command in tools if not is_native(command)]
+    if pip_tools:
+        abc = "; generic synthesis runs ABC without &fraig" if "yosys" in pip_tools else ""
+        apt = [tool for tool in pip_tools if tool in ("yosys", "nextpnr-ice40")]
+        hint = f"; native ones: apt-get install {' '.join(apt)}" if apt else ""
+        print(f"  note: {', '.join(pip_tools)} from pip (WebAssembly) run slower than native{abc}{hint}", flush=True)
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
     files = " ".join(str(path) for path in rtl_sources(args.rtl))
     outcomes: list[Outcome] = []
-    runs = [(top, label, p) for top in SYNTH_TOPS for label, p in (("default", DEFAULT_SET), ("small", SMALL_SET))]
-    print(f"make synth: Yosys generic synthesis of {len(SYNTH_TOPS)} modules x 2 formats; logs in {SYNTH_DIR}", flush=True)
-    for top, label, p in runs:
-        if args.only and args.only not in top:
-            continue
-        outcome = generic(top, label, p, SYNTH_DIR, files)
-        outcomes.append(outcome)
-        status = "ok" if outcome.ok else f"FAILED: {outcome.problem}"
-        print(f"  {top:<24} {describe(p, top):<16} {outcome.cells.get('total', 0):>8,} cells  {outcome.seconds:5.1f} s  {status}",
-              flush=True)
-    if not args.no_pnr:
-        print(f"make synth: place and route (iCE40 and ECP5 with nextpnr, aiming at {args.freq} MHz)", flush=True)
-        for top, label, p, device, seeds in FPGA_RUNS:
-            if args.only and args.only not in top:
-                continue
-            outcome = place_and_route(top, label, p, device, SYNTH_DIR, files, args.freq, seeds)
+    runs = [(top, label, p) for top in SYNTH_TOPS for label, p in (("default", DEFAULT_SET), ("small", SMALL_SET))
+            if not args.only or args.only in top]
+    print(f"make synth: Yosys generic synthesis of {len(SYNTH_TOPS)} modules x 2 formats, {args.jobs} at a time; "
+          f"logs in {SYNTH_DIR}", flush=True)
+    # Each run is its own Yosys or nextpnr process; a pool keeps the CPUs busy, results print in order.
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for outcome in pool.map(lambda run: generic(*run, SYNTH_DIR, files), runs):
             outcomes.append(outcome)
-            fmax = f"{outcome.fmax_mhz:6.1f} MHz" if outcome.fmax_mhz is not None else "      -   "
             status = "ok" if outcome.ok else f"FAILED: {outcome.problem}"
-            print(f"  {top:<24} {describe(p, top):<16} {device:<8} {lut_count(outcome.cells):>6,} LUT4 "
-                  f"{ff_count(outcome.cells):>5,} FF {dsp_count(outcome.cells):>2} DSP  {fmax}  "
-                  f"{outcome.seconds:5.1f} s  {status}", flush=True)
+            print(f"  {outcome.top:<24} {describe(outcome.param_set, outcome.top):<16} "
+                  f"{outcome.cells.get('total', 0):>8,} cells  {outcome.seconds:5.1f} s  {status}", flush=True)
+        if not args.no_pnr:
+            print(f"make synth: place and route (iCE40 and ECP5 with nextpnr, aiming at {args.freq} MHz)", flush=True)
+            routes = [run for run in FPGA_RUNS if not args.only or args.only in run[0]]
+            for outcome in pool.map(lambda run: place_and_route(*run[:4], SYNTH_DIR, files, args.freq, run[4]), routes):
+                outcomes.append(outcome)
+                fmax = f"{outcome.fmax_mhz:6.1f} MHz" if outcome.fmax_mhz is not None else "      -   "
+                status = "ok" if outcome.ok else f"FAILED: {outcome.problem}"
+                print(f"  {outcome.top:<24} {describe(outcome.param_set, outcome.top):<16} {outcome.flow:<8} "
+                      f"{lut_count(outcome.cells):>6,} LUT4 {ff_count(outcome.cells):>5,} FF {dsp_count(outcome.cells):>2} DSP  "
+                      f"{fmax}  {outcome.seconds:5.1f} s  {status}", flush=True)
     print()
     print("\n".join(table(outcomes)))
     write_results(RESULTS, outcomes, complete=not (args.only or args.rtl or args.no_pnr))

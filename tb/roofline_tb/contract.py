@@ -217,6 +217,7 @@ _TABLE = (
            fpga=(FpgaRun("small", SMALL_SET), FpgaRun("small", SMALL_SET, "up5k"),
                   FpgaRun("default-l1", ParamSet(24, 16, 1, 64)),
                   FpgaRun("default-l1-mul2", ParamSet(24, 16, 1, 64, mul_stages=2)),
+                  FpgaRun("default-l1-mul4", ParamSet(24, 16, 1, 64, mul_stages=4), seeds=(1, 2, 3, 4, 5)),
                   FpgaRun("default", DEFAULT_SET, "ecp5-85k"))),
     Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, "LEVELS": 3, "COUNT_BITS": 64},
            (*CLOCK, *_inputs(("start_i", "1"), ("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ops_i", "COUNT_BITS"),

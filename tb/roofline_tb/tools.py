@@ -74,6 +74,19 @@ def yosys_command() -> list[str]:
     return eda_command("yosys")
 
 
+# ABC's default script without `&fraig -x` (SAT sweeping): under WebAssembly that one step takes
+# UQ24.16 generic synthesis from seconds to over ten minutes (docs/hardware.md); the rest of the
+# script is unchanged. Native Yosys runs the full default script.
+ABC_WITHOUT_FRAIG = "+strash;scorr;dc2;dretime;strash;&get,-n;&dch,-f;&nf,{D};&put"
+
+
+def generic_synth(top: str) -> str:
+    """Yosys's `synth -flatten`, with ABC's script chosen for the Yosys that runs it."""
+    if is_native(yosys_command()):
+        return f"synth -top {top} -flatten"
+    return f"synth -top {top} -flatten -noabc; abc -script {ABC_WITHOUT_FRAIG}; opt -fast"
+
+
 def tool_version(command: list[str]) -> str:
     """The first line a Yosys or nextpnr command prints of its version, or why there is none."""
     flag = "-V" if "yosys" in command[-1] else "--version"
