@@ -61,8 +61,14 @@ class CountsTB:
         if not selected(self.cfg, placement.vector_id):
             return
         dut, p = self.dut, self.cfg.params
-        while read_bool(dut.busy_o):
+        for _ in range(self.max_latency):
+            if not read_bool(dut.busy_o):
+                break
             await FallingEdge(dut.clk_i)
+        else:
+            self.sb.fail(placement.vector_id, f"TIMEOUT {self.cfg.top}: busy_o high for {self.max_latency} cycles "
+                                              f"with no placement started ({placement.label})")
+            return
         dut.peak_i.value = placement.peak
         dut.bw_i.value = pack_levels(placement.bws, p.fmt.width)
         dut.ops_i.value = placement.ops

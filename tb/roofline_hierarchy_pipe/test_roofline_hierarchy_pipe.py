@@ -90,20 +90,23 @@ class PipeTB:
             in_fire = offer and read_bool(dut.in_ready_o)
             out_valid = read_bool(dut.out_valid_o)
             self.sample_handshake(offer, in_fire, out_valid, ready, bool(pending))
+            took = False  # a result that was in flight left: progress (a phantom one is not)
             if out_valid:
                 held = self.check_held(held)
                 if ready:
-                    self.take_result()
+                    took = self.take_result()
                     held = None
                 elif held is None:
                     held = (self.cycle, read_hierarchy_outputs(dut))
             if in_fire:
                 self.expected.append(pending.popleft())
                 sent += 1
-            idle = 0 if (in_fire or (out_valid and ready)) else idle + 1
-            if idle > idle_limit and self.expected and (rng is None or p_ready > 0):
-                self.sb.fail(self.expected[0].vector_id,
-                             f"TIMEOUT {self.cfg.top}: no result for {idle} cycles with {len(self.expected)} in flight")
+            idle = 0 if (in_fire or took) else idle + 1
+            if idle > idle_limit and (self.expected or pending) and (rng is None or p_ready > 0):
+                waiting = (f"{len(self.expected)} in flight" if self.expected
+                           else f"in_ready_o low with {len(pending)} inputs waiting")
+                self.sb.fail((self.expected or pending)[0].vector_id,
+                             f"TIMEOUT {self.cfg.top}: no transfer for {idle} cycles, {waiting}")
                 return
             if reset_after is not None and sent == reset_after:
                 reset_after = None
@@ -141,13 +144,14 @@ class PipeTB:
             )
         return held
 
-    def take_result(self) -> None:
+    def take_result(self) -> bool:
+        """Judge the result the sink takes; False when nothing was in flight (no progress)."""
         self.out_fires.append(self.cycle)
         if not self.expected:
             self.sb.fail(self.cycle, f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a result out of "
                                      f"nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)",
                          event=True)
-            return
+            return False
         item = self.expected.popleft()
         fmt = self.cfg.params.fmt
         try:
@@ -155,8 +159,9 @@ class PipeTB:
         except UnresolvedOutput as problem:
             inputs = inputs_text(fmt, item.vector.peak, item.vector.bws, item.vector.ais)
             report_unresolved(self.sb, item.vector_id, item.label, problem, inputs)
-            return
+            return True
         judge_hierarchy(self.sb, item.vector_id, item.label, item.vector, outputs)
+        return True
 
 
 def sweep_items(tb: PipeTB, test: str) -> list[Item]:

@@ -74,6 +74,7 @@ class IntensityTB:
         in_flight: deque[InFlight] = deque()
         edge = 0
         gap = 0
+        busy_since = 0  # the last edge busy_o was low
         while pending or in_flight:
             await FallingEdge(self.dut.clk_i)
             edge += 1
@@ -82,6 +83,11 @@ class IntensityTB:
                     self.sb.fail(edge, f"done_o pulsed at edge {edge} with no operation in flight", event=True)
                 else:
                     self.check_result(in_flight.popleft(), edge)
+            busy_since = busy_since if read_bool(self.dut.busy_o) else edge
+            if not in_flight and edge - busy_since > self.max_latency:
+                self.sb.fail(edge, f"TIMEOUT {self.cfg.top}: busy_o high for {edge - busy_since} cycles "
+                                   "with no operation started", event=True)
+                return
             if in_flight and edge - in_flight[0].accepted_at > self.max_latency:
                 op = in_flight[0].operation
                 self.sb.fail(
