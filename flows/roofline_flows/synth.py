@@ -302,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         abc = "; generic synthesis runs ABC without &fraig" if "yosys" in pip_tools else ""
         apt = [tool for tool in pip_tools if tool in ("yosys", "nextpnr-ice40")]
         hint = f"; native ones: apt-get install {' '.join(apt)}" if apt else ""
-        print(f"  note: {', '.join(pip_tools)} from pip (WebAssembly) run slower than native{abc}{hint}", flush=True)
+        verb = "runs" if len(pip_tools) == 1 else "run"
+        print(f"  note: {', '.join(pip_tools)} from pip (WebAssembly) {verb} slower than native{abc}{hint}", flush=True)
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
     files = " ".join(str(path) for path in rtl_sources(args.rtl))
     outcomes: list[Outcome] = []
