@@ -22,7 +22,7 @@ from roofline_tb.config import BenchConfig
 from roofline_tb.contract import PARAM_SETS, ParamSet
 from roofline_tb.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR
 from roofline_tb.runner import run_bench
-from roofline_tb.tools import ToolError
+from roofline_tb.tools import ToolError, tool_version, yosys_command
 
 from . import mutants_yosys
 
@@ -136,7 +136,7 @@ def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
         listed = mutants_yosys.list_mutations(top, count, seed, BUILD_ROOT / "mutants-yosys" / f"{top}-list")
         jobs += [(m, original) for m in listed]
     print(f"make mutants: {len(jobs)} Yosys `mutate` mutants of {', '.join(mutants_yosys.TOPS)} at UQ4.4 "
-          f"(mutation seed {seed}, {mutants_yosys.yosys_version()}); the unmutated netlists pass", flush=True)
+          f"(mutation seed {seed}, {tool_version(yosys_command())}); the unmutated netlists pass", flush=True)
     futures = [pool.submit(mutants_yosys.judge, m, original, seed) for m, original in jobs]
     verdicts = []
     for done, future in enumerate(futures, 1):

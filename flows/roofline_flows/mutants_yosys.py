@@ -24,7 +24,7 @@ from roofline_tb.config import BenchConfig
 from roofline_tb.contract import CLOCK_PORT, CLOCK_PORTS, MODULES, RESET_PORT, ParamSet, sources_of, tops_with
 from roofline_tb.paths import BUILD_ROOT, RTL_DIR
 from roofline_tb.runner import exact_build, run_build
-from roofline_tb.tools import tool_version, yosys_command
+from roofline_tb.tools import yosys_command
 
 SMALL = ParamSet(4, 4, 2, 16)
 TOPS = tops_with("mutants")
@@ -34,10 +34,6 @@ SWEEP = 3000
 # Cycles searched from reset for a sequential survivor's distinguishing trace: one operation of
 # the slowest module at SMALL (roofline_counts: LEVELS * (COUNT_BITS + W + 2) + 2 = 54), and some.
 SEARCH_CYCLES = 64
-
-
-def yosys_version() -> str:
-    return tool_version(yosys_command())
 
 
 def sequential(top: str) -> bool:
@@ -169,12 +165,18 @@ def _gold_and_gate(top: str, original: Path, mutant: Path) -> str:
     return f"read_verilog {original}; rename {top} gold; read_verilog {mutant}; rename {top} gate; proc"
 
 
+def _input_rows(output: str) -> list[tuple[int, str, str]]:
+    """(step, input, hex value) of each row Yosys's `sat -show-inputs` printed (step 0 when combinational)."""
+    rows = re.findall(r"^\s*(\d+\s+)?\\in_(\w+)\s+\d+\s+([0-9a-fx]+)\s", output, re.MULTILINE)
+    return [(int(step or 0), name, value) for step, name, value in rows]
+
+
 def _trace(output: str) -> str:
     """The inputs of a counterexample from reset, one group per clock where any of them changed."""
     steps: dict[int, dict[str, str]] = {}
-    for step, name, value in re.findall(r"^\s*(\d+)\s+\\in_(\w+)\s+\d+\s+([0-9a-fx]+)\s", output, re.MULTILINE):
+    for step, name, value in _input_rows(output):
         if name != CLOCK_PORT:
-            steps.setdefault(int(step), {})[name] = value
+            steps.setdefault(step, {})[name] = value
     shown, last = [], {}
     for step in sorted(steps):
         changed = {name: value for name, value in steps[step].items() if last.get(name) != value}
@@ -185,8 +187,8 @@ def _trace(output: str) -> str:
 
 
 def _inputs(output: str) -> str:
-    inputs = re.findall(r"\\in_(\w+)\s+\d+\s+([0-9a-fx]+)\s", output)
-    return ", ".join(f"{name} = 0x{value}" for name, value in inputs[:12]) or "see the Yosys log"
+    rows = _input_rows(output)[:12]
+    return ", ".join(f"{name} = 0x{value}" for _, name, value in rows) or "see the Yosys log"
 
 
 def judge(mutant: Mechanical, original: Path, seed: int) -> MechanicalVerdict:

@@ -26,7 +26,7 @@ from roofline_golden import QFormat, format_fraction
 from roofline_tb.contract import PORT_UNITS, modules_with, sources_of
 from roofline_tb.paths import BUILD_ROOT, FORMAL_DIR
 from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, yosys_command
+from roofline_tb.tools import ToolError, tool_version, yosys_command
 
 from . import sby
 
@@ -195,8 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     log_dir = BUILD_ROOT / "prove"
     log_dir.mkdir(parents=True, exist_ok=True)
-    yosys_version = subprocess.run([*yosys, "-V"], capture_output=True, text=True).stdout.split("(")[0].strip()
-    print(f"make prove: {len(chosen)} Yosys SAT properties ({yosys_version}) and {len(sby_tasks)} SymbiYosys tasks "
+    print(f"make prove: {len(chosen)} Yosys SAT properties ({tool_version(yosys)}) and {len(sby_tasks)} SymbiYosys tasks "
           f"({tools}); logs in {log_dir}", flush=True)
     rows: list[tuple[str, str, str, str, bool, str, float, list[str]]] = []
     for prop in chosen:
