@@ -20,10 +20,11 @@ import pytest
 from roofline_course import grade as grading
 from roofline_course import hints, intake, reports, sandbox
 from roofline_course.labs import load_lab
-from roofline_course.precheck import Precheck, precheck
+from roofline_course.precheck import Precheck, Runner, port_check, precheck
 from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.contract import ParamSet
 from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
+from roofline_tb.tools import tool_available
 
 HOSTILE = REPO_ROOT / "tests" / "hostile"
 CASES = tomllib.loads((HOSTILE / "cases.toml").read_text())
@@ -257,9 +258,22 @@ endmodule
 """
 
 
+def use_eda(monkeypatch: pytest.MonkeyPatch, eda: str) -> None:
+    """Yosys and nextpnr from apt (native) or from pip (yowasp) for this test, or skip it."""
+    monkeypatch.setenv("ROOFLINE_EDA", eda)
+    if not tool_available("yosys"):
+        pytest.skip(f"no {eda} Yosys here")
+
+
+EDA_PATHS = ["native", "yowasp"]
+
+
 @needs_sandbox
+@pytest.mark.parametrize("eda", EDA_PATHS)
 @pytest.mark.parametrize("style", ["always_comb", "always_ff"])
-def test_the_port_check_reads_every_design_style(style: str, tmp_path: Path) -> None:
+def test_the_port_check_reads_every_design_style(style: str, eda: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    use_eda(monkeypatch, eda)
     if style == "always_comb":
         top, text, files = "roofline_attainable", ALWAYS_COMB, {}
         misnamed = ALWAYS_COMB.replace("cap_o", "cap_out")
@@ -283,6 +297,26 @@ def test_the_port_check_reads_every_design_style(style: str, tmp_path: Path) -> 
             assert check.ok and not [w for w in check.warnings if "could not read" in w], check.warnings
         else:
             assert check.stage == "ports" and any("is missing" in p for p in check.problems), check.problems
+
+
+@needs_sandbox
+@pytest.mark.parametrize("eda", EDA_PATHS)
+def test_a_design_too_big_for_yosys_stops_at_the_memory_limit(eda: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    use_eda(monkeypatch, eda)
+    folder = tmp_path / "hog"
+    folder.mkdir()
+    (folder / "roofline_attainable.sv").write_text(ALWAYS_COMB.replace("endmodule", """
+  logic [7:0] chain [0:4000000];
+  for (genvar i = 0; i < 4000000; i++) begin : g
+    assign chain[i + 1] = chain[i] + 8'd1;
+  end
+endmodule"""))
+    submission = intake.select_design(intake.stage(str(folder), tmp_path / "staged"), "roofline_attainable")
+    runner = Runner(submission, sandbox.Limits(memory_mib=512), slot=SLOT)
+    stage, problems, _ = port_check("roofline_attainable", submission, [ParamSet()], runner)
+    assert stage == "resources" and problems[0].startswith("Yosys ran out of its limits (512 MiB"), problems
+    assert not sandbox_processes()
 
 
 # ---------------------------------------------------------------- scoring, feedback, reports

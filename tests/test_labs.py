@@ -22,9 +22,10 @@ from roofline_course.precheck import _compare_ports, summarize_compile_errors
 from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.contract import ParamSet
 from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
+from roofline_tb.tools import tool_available
 
 LABS = available()
-HAS_YOSYS = shutil.which("yosys") is not None and shutil.which("nextpnr-ice40") is not None
+HAS_YOSYS = tool_available("yosys") and tool_available("nextpnr-ice40")
 
 
 def test_five_labs_each_with_handout_starter_and_hidden_groups() -> None:
@@ -94,7 +95,7 @@ def run_grade(number: int, rtl: Path, out: Path, *extra: str) -> tuple[int, dict
 @pytest.mark.parametrize("number", LABS)
 def test_reference_gets_full_marks(number: int, tmp_path: Path) -> None:
     if number == 5 and not HAS_YOSYS:
-        pytest.skip("lab 5 grades synthesis: needs yosys and nextpnr-ice40")
+        pytest.skip("lab 5 grades synthesis: needs yosys and nextpnr-ice40 (pip install -e '.[eda]')")
     code, summary, stdout = run_grade(number, RTL_DIR, tmp_path)
     assert code == 0 and summary["score"] == 100, stdout
     results = json.loads((tmp_path / "gradescope.json").read_text())

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from roofline_flows.synth import DEVICE_NAMES, DEVICES
 from roofline_tb.config import SIMS, BenchConfig
 from roofline_tb.paths import BUILD_ROOT
 from roofline_tb.tools import ToolError
@@ -107,6 +108,10 @@ class Settings:
     parallel: int = 2  # simulations of one submission at a time (grade-all runs one per submission)
 
 
+def synthesis_tools(group: Group) -> tuple[str, str]:
+    return "yosys", DEVICES[group.device][1]
+
+
 def group_timeout(lab: Lab, group: Group) -> float:
     return lab.timeout_s * (SYNTH_TIMEOUT_FACTOR if group.kind == "synthesis" else 1)
 
@@ -126,9 +131,10 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
         timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
+    eda = synthesis_tools(group) if group.kind == "synthesis" else ()
     outcome = sandbox.run([sys.executable, "-m", "roofline_course.grade_job"], submission=submission.root,
                           timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
-                          env=env, result_pipe=True, unsafe=settings.unsafe, proc=group.kind == "synthesis")
+                          env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda)
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / "sim.log"
     log.write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
@@ -255,8 +261,9 @@ def _score_sim(group: Group, result: dict, seconds: float, rerun: str, log: str,
 def _score_synthesis(group: Group, result: dict, seconds: float) -> GroupScore:
     fmax = result.get("fmax_mhz") or 0.0
     ratio = min(1.0, fmax / group.min_fmax_mhz) if group.min_fmax_mhz else 1.0
-    line = (f"iCE40 {group.device.upper()}: {result['luts']:,} LUT4, {result['ffs']:,} flip-flops, "
-            f"Fmax {fmax:.1f} MHz (target {group.min_fmax_mhz:.0f} MHz)")
+    tools = f"; ran on {' and '.join(result['tools'])}" if result.get("tools") else ""
+    line = (f"{DEVICE_NAMES[group.device]}: {result['luts']:,} LUT4, {result['ffs']:,} flip-flops, "
+            f"Fmax {fmax:.1f} MHz (target {group.min_fmax_mhz:.0f} MHz){tools}")
     status = "pass" if ratio >= 1.0 else "partial"
     detail = [line] + ([] if ratio >= 1.0 else ["below the target clock rate: scored in proportion; "
                                                "register the long paths (the products and the binding search)"])

@@ -14,14 +14,14 @@ import json
 import os
 import re
 import secrets
-import shutil
 import sys
 from pathlib import Path
 
-from roofline_flows.synth import ff_count, lut_count, place_and_route
+from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route
 from roofline_tb.config import BenchConfig
 from roofline_tb.contract import ParamSet
 from roofline_tb.runner import SimulatorStopped, exact_build, run_build
+from roofline_tb.tools import eda_command, tool_available, tool_version
 
 from .sandbox import RESULT_FD_VARIABLE
 
@@ -57,9 +57,10 @@ def _why_stopped(message: str) -> str:
 
 
 def run_synthesis(job: dict) -> dict:
-    missing = [tool for tool in ("yosys", "nextpnr-ice40") if shutil.which(tool) is None]
+    tools = ("yosys", DEVICES[job["device"]][1])
+    missing = [tool for tool in tools if not tool_available(tool)]
     if missing:
-        return {"error": f"this group needs {' and '.join(missing)}: apt-get install yosys nextpnr-ice40 fpga-icestorm"}
+        return {"error": f"this group needs {' and '.join(missing)}: pip install -e '.[eda]' (or apt-get install them)"}
     p = ParamSet(**job["param_set"])
     folder = Path(job["folder"])
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,7 +68,7 @@ def run_synthesis(job: dict) -> dict:
     if not outcome.ok:
         return {"error": f"synthesis failed: {outcome.problem.replace('/submission/', '')}"}
     return {"fmax_mhz": outcome.fmax_mhz, "luts": lut_count(outcome.cells), "ffs": ff_count(outcome.cells),
-            "cells": outcome.cells}
+            "cells": outcome.cells, "tools": [tool_version(eda_command(tool)) for tool in tools]}
 
 
 def main() -> int:

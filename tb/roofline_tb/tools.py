@@ -96,8 +96,15 @@ def tool_version(command: list[str]) -> str:
     except (OSError, IndexError, subprocess.TimeoutExpired):
         return "not found"
     version = re.search(r"\(Version ([^)]+)\)", line)  # nextpnr: '"nextpnr-ice40" -- ... (Version 0.4-1+b1)'
-    name = f"{command[-1]} {version.group(1)}" if version else line.split(" (git")[0]
+    name = f"{command[-1]} {version.group(1).removeprefix('nextpnr-')}" if version else line.split(" (git")[0]
     return name + ("" if is_native(command) else " (WebAssembly, pip)")
+
+
+def yowasp_cache() -> Path:
+    """Where the YoWASP runtime keeps each tool's compiled machine code (YOWASP_CACHE_DIR overrides it)."""
+    import platformdirs
+
+    return Path(os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False))
 
 
 def tool_available(tool: str) -> bool:
