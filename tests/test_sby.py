@@ -1,6 +1,6 @@
 """SymbiYosys proofs on the pip-installed tools: the fast tasks pass on the project's RTL, every
-cover is reached, and a pipeline that drops a stalled result fails its proof with a decoded
-counterexample and a waveform. `make prove` runs every task."""
+cover is reached, a pipeline that drops a stalled result and a rounding unit with the ridge bug
+fail their proofs with a decoded counterexample and a waveform. `make prove` runs every task."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from roofline_flows import sby
+from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.contract import MODULES, modules_with
 from roofline_tb.paths import RTL_DIR
 from roofline_tb.tools import ToolError
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
-FAST = [name for name in TASKS if not TASKS[name].name.startswith("data_")]  # data_* run in make prove
+FAST = [name for name in TASKS if not TASKS[name].name.startswith(("data_", "equiv_"))]  # those run in make prove
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +26,12 @@ def command() -> list[str]:
         pytest.skip(str(problem))
 
 
-def test_every_sequential_unit_the_table_proves_has_a_proof_and_covers() -> None:
+def test_every_unit_the_table_proves_has_a_proof_and_each_sequential_one_covers() -> None:
     units = {t.unit for t in TASKS.values()}
-    assert units == {name for name in modules_with("prove") if MODULES[name].clocked}
+    assert units == set(modules_with("prove"))
     for unit in units:
         modes = {t.mode for t in TASKS.values() if t.unit == unit}
-        assert {"prove", "cover"} <= modes, unit
+        assert {"prove", "cover"} <= modes if MODULES[unit].clocked else modes == {"prove"}, unit
     assert any(t.params.get("INT_BITS") == 24 and t.params.get("FRAC_BITS") == 16 for t in TASKS.values())
 
 
@@ -66,3 +67,16 @@ def test_a_broken_handshake_fails_its_proof_with_a_decoded_counterexample(
     assert Path(waveform).is_file()
     if "hierarchy" in name:
         assert "peak_i=0x" in text and "GFLOP/s" in text and "out_ready_i=0" in text, text  # units, and the stall
+
+
+def test_the_ridge_bug_fails_the_verdict_with_the_inputs_in_units(command: list[str], tmp_path: Path) -> None:
+    file, original, broken = ridge_mutant_edit()
+    mutant = tmp_path / "rtl" / file
+    mutant.parent.mkdir()
+    mutant.write_text((RTL_DIR / file).read_text().replace(original, broken))
+    outcome = sby.run(TASKS["roofline_round_cap.verdict"], tmp_path / "work", command, timeout=300, drop_in=str(mutant))
+    assert not outcome.passed and outcome.summary == "assertion fails", outcome
+    text = "\n".join(outcome.detail)
+    assert "failed: props_round_cap.sv:" in text and "counterexample, the inputs:" in text, text
+    assert "peak_i=0x" in text and "GFLOP/s" in text and "product_i=0x" in text and "(ai*bw = " in text, text
+    assert Path(next(line for line in outcome.detail if line.startswith("waveform: ")).split(": ", 1)[1]).is_file()

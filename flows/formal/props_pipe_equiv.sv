@@ -50,7 +50,7 @@ module props_pipe_equiv #(
 
   always @* begin
 `ifdef PROP_PIPE_EQUALS_COMBINATIONAL
-    if (out_valid) assert ({cap_p, level_cap_p, mem_bound_p, binding_p} == {cap_c, level_cap_c, mem_bound_c, binding_c});
+    if (rst_n && out_valid) assert ({cap_p, level_cap_p, mem_bound_p, binding_p} == {cap_c, level_cap_c, mem_bound_c, binding_c});
 `endif
 `ifdef PROP_ONE_RESULT_PER_CLOCK
     // Accepting every cycle, and a result every cycle once the first has come through.

@@ -16,9 +16,10 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
-from roofline_golden import QFormat
+from roofline_golden import QFormat, format_fraction
 from roofline_tb.contract import CLOCK_PORTS, PORT_UNITS
 from roofline_tb.paths import FORMAL_DIR
 from roofline_tb.sources import rtl_sources
@@ -143,6 +144,17 @@ def staged(task: Task, work: Path, drop_in: str | None) -> Path:
     return copy
 
 
+def yosys_script(task: Task, work: Path) -> str:
+    """The task's [script] as one Yosys -p argument, its [files] copied into `work` (Yosys's folder),
+    for running a combinational task's proof with Yosys's own `sat` (benchmark/eda.py)."""
+    sections = _sections(task.sby.read_text())
+    work.mkdir(parents=True, exist_ok=True)
+    for line in sections.get("files", []):
+        shutil.copy(task.sby.parent / line, work)
+    tags = next(set(entry.split()[1:]) for entry in sections["tasks"] if entry.split()[0] == task.name)
+    return "; ".join(_for_task(sections.get("script", []), task.name, tags))
+
+
 def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str | None = None) -> Outcome:
     sby = staged(task, work, drop_in)
     folder = work / f"{task.unit}_{task.name}"
@@ -169,6 +181,7 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
         return Outcome(task, True, seconds, how)
     detail = [f"failed: {where}" for where in dict.fromkeys(re.findall(r"failed assertion .* at (\S+)", output))]
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
+    traces = [t for t in traces if "induct" not in Path(t).name] or traces  # a failing base case says it all
     for trace in dict.fromkeys(str(Path(t) if Path(t).is_absolute() else folder / t) for t in traces):
         detail += decoded_trace(Path(trace), task) + [f"waveform: {trace}"]
     if not detail:
@@ -206,7 +219,11 @@ def decoded_trace(vcd: Path, task: Task) -> list[str]:
     clock_port = CLOCK_PORTS[0]
     clocked = [state for state in steps if state.get(clock_port, "1") == "1"]  # one line per clock, not per edge
     fmt = QFormat(task.params["INT_BITS"], task.params["FRAC_BITS"]) if "INT_BITS" in task.params else None
-    lines = ["counterexample, inputs at each clock (a bus shown when it changes):"]
+    if not any(clock_port in state for state in steps):  # a combinational unit: one set of inputs
+        clocked = clocked[-1:]  # the step that fails
+        lines = ["counterexample, the inputs:"]
+    else:
+        lines = ["counterexample, inputs at each clock (a bus shown when it changes):"]
     previous: dict[str, str] = {}
     for clock, state in enumerate(clocked):
         control = [f"{name}={bits}" for name, bits in sorted(state.items()) if len(bits) == 1 and name != clock_port]
@@ -215,7 +232,10 @@ def decoded_trace(vcd: Path, task: Task) -> list[str]:
             if len(bits) == 1 or previous.get(name) == bits or "x" in bits or "z" in bits:
                 continue
             value = int(bits, 2)
-            if PORT_UNITS.get(name) in COUNT_UNITS:  # integer counts, COUNT_BITS each
+            if name.startswith("product") and fmt is not None:  # a full-precision ai * bw, 2W bits
+                exact = format_fraction(Fraction(value, 1 << (2 * fmt.frac_bits)))
+                data.append(f"{name}={value:#x} (ai*bw = {exact} {PORT_UNITS[name]})")
+            elif PORT_UNITS.get(name) in COUNT_UNITS:  # integer counts, COUNT_BITS each
                 size = task.params.get("COUNT_BITS", len(bits))
                 fields = [(value >> (i * size)) & ((1 << size) - 1) for i in range(max(1, len(bits) // size))]
                 data.append(f"{name}=" + "/".join(f"{f} {PORT_UNITS[name]}" for f in fields))
@@ -225,5 +245,6 @@ def decoded_trace(vcd: Path, task: Task) -> list[str]:
             else:
                 data.append(f"{name}={value:#x}")
         previous = state
-        lines.append(f"  clock {clock}: " + " ".join(control) + ("; " + ", ".join(data) if data else ""))
+        inputs = "; ".join(part for part in (" ".join(control), ", ".join(data)) if part)
+        lines.append(f"  clock {clock}: {inputs}" if len(clocked) > 1 or clock_port in state else f"  {inputs}")
     return lines
