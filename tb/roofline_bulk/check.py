@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +23,19 @@ U64 = np.uint64
 MAX_REPORTS = 5
 
 
-def expected_outputs(cfg: SweepConfig, vectors: Vectors) -> Outputs:
+class Shape(Protocol):
+    """What the vectorised checks need to know of the module: a SweepConfig, or a per-vector
+    bench's roofline_tb.batch.RateBatch."""
+
+    @property
+    def fmt(self) -> QFormat: ...
+    @property
+    def levels(self) -> int: ...
+    @property
+    def hierarchy(self) -> bool: ...
+
+
+def expected_outputs(cfg: Shape, vectors: Vectors) -> Outputs:
     if cfg.hierarchy:
         cap, level_caps, mem_bound, binding = vector.hierarchy(cfg.fmt, vectors.peak, vectors.bws, vectors.ais)
         return Outputs(cap, mem_bound, binding, level_caps)
@@ -77,16 +89,21 @@ class BatchOutcome:
     bins: dict[str, int] = field(default_factory=dict)
 
 
-def check_batch(cfg: SweepConfig, vectors: Vectors, actual: Outputs) -> BatchOutcome:
-    want = expected_outputs(cfg, vectors)
+def failing(cfg: Shape, vectors: Vectors, want: Outputs, actual: Outputs, level_products: list[Wide]) -> NDArray[np.bool_]:
+    """The vectors whose outputs differ from the model's or lie outside the error bound."""
     bad = (want.cap != actual.cap) | (want.mem_bound != actual.mem_bound)
     if cfg.hierarchy:
         bad |= (want.binding != actual.binding) | np.any(want.level_caps != actual.level_caps, axis=1)
-    level_products = products(vectors)
     for level, product in enumerate(level_products):
         level_cap = actual.level_caps[:, level] if cfg.hierarchy else actual.cap
         bad |= outside_error_bound(cfg.fmt, vectors.peak, product, level_cap)
-    rows = np.flatnonzero(bad)
+    return bad
+
+
+def check_batch(cfg: SweepConfig, vectors: Vectors, actual: Outputs) -> BatchOutcome:
+    want = expected_outputs(cfg, vectors)
+    level_products = products(vectors)
+    rows = np.flatnonzero(failing(cfg, vectors, want, actual, level_products))
     bins = coverage_bins(cfg, vectors, want, level_products)
     outcome = BatchOutcome(checked=len(vectors), mismatched=int(rows.size), bins=bins)
     if rows.size:
@@ -118,12 +135,13 @@ def _report(cfg: SweepConfig, vectors: Vectors, want: Outputs, actual: Outputs, 
     return mismatch_report(title, inputs_text(fmt, peak, bws, ais), fields, context, rerun, fmt)
 
 
-def coverage_bins(cfg: SweepConfig, vectors: Vectors, want: Outputs, level_products: list[Wide]) -> dict[str, int]:
+def coverage_bins(cfg: Shape, vectors: Vectors, want: Outputs, level_products: list[Wide]) -> dict[str, int]:
     """How many vectors reached each regime the contract distinguishes."""
     fmt, f = cfg.fmt, cfg.fmt.frac_bits
     bins: dict[str, int] = {}
     half, low_mask = U64(1 << (f - 1)), U64((1 << f) - 1)
     peak_hi, peak_lo = vector.shift_left_wide(vectors.peak, f)
+    top_hi, top_lo = vector.shift_left_wide(np.full(len(vectors), fmt.max_raw, dtype=np.uint64), f)  # the largest rate
     for level, (hi, lo) in enumerate(level_products):
         ai, bw = vectors.ais[:, level], vectors.bws[:, level]
         lo_next = lo + U64(1)
@@ -135,12 +153,12 @@ def coverage_bins(cfg: SweepConfig, vectors: Vectors, want: Outputs, level_produ
             "ridge (ai*bw == peak)": (hi == peak_hi) & (lo == peak_lo),
             "one step below the ridge": (hi_next == peak_hi) & (lo_next == peak_lo),
             "rounding tie (memory-bound)": below & ((lo & low_mask) == half),
-            "product above the format": (hi != 0) | (lo >= U64(fmt.max_raw) << U64(f)) if f < 64 else hi != 0,
+            "product above the format": vector.less_wide(top_hi, top_lo, hi, lo),
             "ai or bw zero": (ai == 0) | (bw == 0),
-            "peak zero": vectors.peak == 0,
         }
         for name, hits in counts.items():
             bins[name] = bins.get(name, 0) + int(np.count_nonzero(hits))
+    bins["peak zero"] = int(np.count_nonzero(vectors.peak == 0))  # once per vector, not per level
     if cfg.hierarchy:
         for level in range(cfg.levels + 1):
             bins[f"binds: {binding_text(level, cfg.levels)}"] = int(np.count_nonzero(want.binding == level))
@@ -148,7 +166,7 @@ def coverage_bins(cfg: SweepConfig, vectors: Vectors, want: Outputs, level_produ
     return bins
 
 
-def _level_ties(cfg: SweepConfig, want: Outputs, level_products: list[Wide]) -> int:
+def _level_ties(cfg: Shape, want: Outputs, level_products: list[Wide]) -> int:
     """Vectors where a later memory-bound level equals the binding level's product."""
     binding = want.binding
     ties = np.zeros(binding.size, dtype=bool)

@@ -19,7 +19,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
 from roofline_tb import functional_coverage as functional
-from roofline_tb.checkers import bench_rng, directed, drive_rates, judge_hierarchy, read_hierarchy_outputs, report_unresolved
+from roofline_tb.checkers import bench_rng, directed, drive_rates, hierarchy_batch, read_hierarchy_outputs, report_unresolved
 from roofline_tb.config import BenchConfig
 from roofline_tb.describe import inputs_text
 from roofline_tb.scoreboard import Scoreboard, selected
@@ -49,6 +49,7 @@ class PipeTB:
         self.cycle = 0
         self.out_fires: list[int] = []
         self.last_in_fire = -2
+        self.batch = hierarchy_batch(self.sb)
         cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns").start())
 
     async def reset(self, cycles: int = 2) -> None:
@@ -107,6 +108,7 @@ class PipeTB:
                            else f"in_ready_o low with {len(pending)} inputs waiting")
                 self.sb.fail((self.expected or pending)[0].vector_id,
                              f"TIMEOUT {self.cfg.top}: no transfer for {idle} cycles, {waiting}")
+                self.batch.flush()
                 return
             if reset_after is not None and sent == reset_after:
                 reset_after = None
@@ -115,6 +117,7 @@ class PipeTB:
                 await self.reset(cycles=1)
                 held = None
         dut.in_valid_i.value = 0
+        self.batch.flush()  # every result taken is judged before the test finishes
 
     def sample_handshake(self, offer: bool, in_fire: bool, out_valid: bool, ready: bool, waiting: bool) -> None:
         if offer and not in_fire:
@@ -160,7 +163,7 @@ class PipeTB:
             inputs = inputs_text(fmt, item.vector.peak, item.vector.bws, item.vector.ais)
             report_unresolved(self.sb, item.vector_id, item.label, problem, inputs)
             return True
-        judge_hierarchy(self.sb, item.vector_id, item.label, item.vector, outputs)
+        self.batch.add(item.vector_id, item.label, item.vector, outputs)
         return True
 
 

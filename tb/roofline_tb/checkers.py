@@ -11,6 +11,7 @@ from cocotb.triggers import Timer
 from roofline_golden import cases, fixed, format_fraction
 
 from . import functional_coverage as functional
+from .batch import RateBatch
 from .config import BenchConfig
 from .describe import exact_context, inputs_text
 from .scoreboard import Field, Scoreboard, selected
@@ -81,29 +82,50 @@ class AttainableChecker:
         self, vector_id: str | int, label: str, peak: int, bw: int, ai: int,
         document: tuple[int | None, bool | None] = (None, None),
     ) -> None:
+        vector = RateVector(label, peak, (bw,), (ai,))
+        outputs = await self.sample(vector_id, label, vector)
+        if outputs is not None:
+            judge_attainable(self.sb, vector_id, label, vector, outputs, document=document)
+
+    async def sample(self, vector_id: str | int, label: str, vector: RateVector) -> tuple[int, int] | None:
+        """(cap, mem_bound) for one vector; None when ONLY= skips it or an output is X/Z (reported)."""
         if not selected(self.cfg, vector_id):
-            return
-        fmt = self.cfg.params.fmt
-        self.dut.peak_i.value = peak
-        self.dut.bw_i.value = bw
-        self.dut.ai_i.value = ai
+            return None
+        self.dut.peak_i.value = vector.peak
+        self.dut.bw_i.value = vector.bws[0]
+        self.dut.ai_i.value = vector.ais[0]
         await Timer(SETTLE_NS, "ns")
         try:
-            cap, mem_bound = read_uint(self.dut.cap_o), read_bool(self.dut.mem_bound_o)
+            return read_uint(self.dut.cap_o), read_uint(self.dut.mem_bound_o)
         except UnresolvedOutput as problem:
-            report_unresolved(self.sb, vector_id, label, problem, inputs_text(self.cfg.params.fmt, peak, (bw,), (ai,)))
-            return
-        want = fixed.attainable(fmt, peak, bw, ai)
+            inputs = inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
+            report_unresolved(self.sb, vector_id, label, problem, inputs)
+            return None
+
+    def batch(self) -> RateBatch:
+        """For a sweep: sample each vector, judge them in batches (flush the batch at the end)."""
+        return RateBatch(self.sb, lambda *args: judge_attainable(self.sb, *args), hierarchy=False)
+
+
+def judge_attainable(sb: Scoreboard, vector_id: str | int, label: str, vector: RateVector, outputs: tuple[int, ...],
+                     sample: bool = True, document: tuple[int | None, bool | None] = (None, None)) -> None:
+    """Check one roofline_attainable result (cap, mem_bound) against the model, the documents when
+    given, and the error bound against exact arithmetic."""
+    fmt = sb.cfg.params.fmt
+    peak, bw, ai = vector.peak, vector.bws[0], vector.ais[0]
+    cap, mem_bound = outputs
+    want = fixed.attainable(fmt, peak, bw, ai)
+    if sample:
         functional.sample_rates(fmt, peak, (bw,), (ai,))
-        fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
-        doc_cap, doc_mem_bound = document
-        if doc_cap is not None:
-            fields.append(Field("cap_o vs documents", doc_cap, cap, "GFLOP/s"))
-        if doc_mem_bound is not None:
-            fields.append(Field("mem_bound_o vs documents", int(doc_mem_bound), int(mem_bound)))
-        self.sb.check(vector_id, label, lambda: inputs_text(fmt, peak, (bw,), (ai,)), fields,
-                      lambda: exact_context(fmt, peak, (bw,), (ai,))[0])
-        check_rate_error_bound(self.sb, vector_id, "cap_o", cap, peak, [ai * bw])
+    fields = [Field("cap_o", want.cap, cap, "GFLOP/s"), Field("mem_bound_o", int(want.mem_bound), int(mem_bound))]
+    doc_cap, doc_mem_bound = document
+    if doc_cap is not None:
+        fields.append(Field("cap_o vs documents", doc_cap, cap, "GFLOP/s"))
+    if doc_mem_bound is not None:
+        fields.append(Field("mem_bound_o vs documents", int(doc_mem_bound), int(mem_bound)))
+    sb.check(vector_id, label, lambda: inputs_text(fmt, peak, (bw,), (ai,)), fields,
+             lambda: exact_context(fmt, peak, (bw,), (ai,))[0])
+    check_rate_error_bound(sb, vector_id, "cap_o", cap, peak, [ai * bw])
 
 
 class HierarchyChecker:
@@ -113,17 +135,32 @@ class HierarchyChecker:
         self.dut, self.cfg, self.sb = dut, cfg, sb
 
     async def check(self, vector_id: str | int, label: str, vector: RateVector, document: cases.RatesCase | None = None) -> None:
+        outputs = await self.sample(vector_id, label, vector)
+        if outputs is not None:
+            judge_hierarchy(self.sb, vector_id, label, vector, outputs, document)
+
+    async def sample(self, vector_id: str | int, label: str, vector: RateVector) -> tuple[int, bool, int, int] | None:
+        """The outputs for one vector; None when ONLY= skips it or an output is X/Z (reported)."""
         if not selected(self.cfg, vector_id):
-            return
+            return None
         drive_rates(self.dut, self.cfg.params.fmt.width, vector)
         await Timer(SETTLE_NS, "ns")
         try:
-            outputs = read_hierarchy_outputs(self.dut)
+            return read_hierarchy_outputs(self.dut)
         except UnresolvedOutput as problem:
             inputs = inputs_text(self.cfg.params.fmt, vector.peak, vector.bws, vector.ais)
             report_unresolved(self.sb, vector_id, label, problem, inputs)
-            return
-        judge_hierarchy(self.sb, vector_id, label, vector, outputs, document)
+            return None
+
+    def batch(self) -> RateBatch:
+        """For a sweep: sample each vector, judge them in batches (flush the batch at the end)."""
+        return hierarchy_batch(self.sb)
+
+
+def hierarchy_batch(sb: Scoreboard) -> RateBatch:
+    """Results of a module with levels, judged in batches by judge_hierarchy's rules."""
+    return RateBatch(sb, lambda vector_id, label, vector, outputs, sample: judge_hierarchy(
+        sb, vector_id, label, vector, outputs, sample=sample), hierarchy=True)
 
 
 def pack_levels(values: tuple[int, ...], width: int) -> int:
@@ -144,7 +181,7 @@ def read_hierarchy_outputs(dut: Any) -> tuple[int, bool, int, int]:
 
 def judge_hierarchy(
     sb: Scoreboard, vector_id: str | int, label: str, vector: RateVector,
-    outputs: tuple[int, bool, int, int], document: cases.RatesCase | None = None,
+    outputs: tuple[int, ...], document: cases.RatesCase | None = None, sample: bool = True,
 ) -> None:
     """Check one hierarchy result (cap, mem_bound, binding, packed level caps) against the model,
     the documents when given, and the error bound against exact arithmetic."""
@@ -153,7 +190,8 @@ def judge_hierarchy(
     cap, mem_bound, binding, packed_caps = outputs
     level_caps = [(packed_caps >> (level * fmt.width)) & fmt.max_raw for level in range(levels)]
     want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
-    functional.sample_rates(fmt, vector.peak, vector.bws, vector.ais, want.binding)
+    if sample:
+        functional.sample_rates(fmt, vector.peak, vector.bws, vector.ais, want.binding)
     fields = [
         Field("cap_o", want.cap, cap, "GFLOP/s"),
         Field("mem_bound_o", int(want.mem_bound), int(mem_bound)),

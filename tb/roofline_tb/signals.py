@@ -9,11 +9,18 @@ class UnresolvedOutput(AssertionError):
     """An output held X or Z where the contract requires a defined value."""
 
 
+_RESOLVE_LH = str.maketrans({"L": "0", "H": "1"})
+
+
 def read_uint(handle: Any) -> int:
-    value = handle.value
-    if not value.is_resolvable:
-        raise UnresolvedOutput(f"{handle._name} holds X/Z: {value}")
-    return int(value)
+    # From the value's bit string: LogicArray.is_resolvable builds an object per bit, which cost
+    # more than the whole check of a vector; and int() of a LogicArray would quietly resolve X
+    # under COCOTB_RESOLVE_X.
+    bits = str(handle.value)
+    try:
+        return int(bits.translate(_RESOLVE_LH), 2)
+    except ValueError:
+        raise UnresolvedOutput(f"{handle._name} holds X/Z: {bits}") from None
 
 
 def read_bool(handle: Any) -> bool:

@@ -1,0 +1,99 @@
+"""Judging a per-vector bench's sweep in batches: the simulator loop only drives and samples.
+
+Each sampled vector goes into a RateBatch; every BATCH vectors, and at the end, the batch is
+judged at once with the bulk path's checks (roofline_bulk.check): the vectorised golden model,
+the error bound against exact arithmetic as an integer check, and the coverage bins. A vector
+that fails any of them is judged again by the bench's own one-vector judge, so its report is
+the one a vector-at-a-time bench prints: inputs in hex and units, expected against actual, the
+exact value, and a rerun line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from roofline_bulk.check import coverage_bins as vector_coverage_bins
+from roofline_bulk.check import expected_outputs, failing, products
+from roofline_bulk.stimulus import Vectors
+from roofline_bulk.wire import Outputs
+from roofline_golden import QFormat
+
+from . import functional_coverage as functional
+from .scoreboard import Scoreboard
+from .stimulus import RateVector
+
+BATCH = 4096
+MAX_VECTOR_WIDTH = 63  # roofline_golden.vector's limit; wider formats are judged one vector at a time
+# (vector id, label, the vector, its outputs, sample coverage) -> None: the bench's one-vector judge
+Judge = Callable[[str | int, str, RateVector, tuple[int, ...], bool], None]
+
+
+@dataclass
+class RateBatch:
+    """Vectors of rates and the outputs sampled for them, judged BATCH at a time.
+
+    outputs: (cap, mem_bound) for roofline_attainable; (cap, mem_bound, binding, packed
+    level caps) for a module with levels.
+    """
+
+    sb: Scoreboard
+    judge: Judge
+    hierarchy: bool
+    size: int = BATCH
+    _pending: list[tuple[str | int, str, RateVector, tuple[int, ...]]] = field(default_factory=list)
+
+    @property
+    def fmt(self) -> QFormat:
+        return self.sb.cfg.params.fmt
+
+    @property
+    def levels(self) -> int:
+        return self.sb.cfg.params.levels if self.hierarchy else 1
+
+    def add(self, vector_id: str | int, label: str, vector: RateVector, outputs: tuple[int, ...]) -> None:
+        self._pending.append((vector_id, label, vector, outputs))
+        if len(self._pending) >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        if self.fmt.width > MAX_VECTOR_WIDTH:
+            for vector_id, label, vector, outputs in pending:
+                self.judge(vector_id, label, vector, outputs, True)
+            return
+        vectors, actual = self._arrays(pending)
+        want = expected_outputs(self, vectors)
+        level_products = products(vectors)
+        for name, hits in vector_coverage_bins(self, vectors, want, level_products).items():
+            functional.hit(name, hits)
+        bad = np.flatnonzero(failing(self, vectors, want, actual, level_products))
+        self.sb.checked += len(pending) - bad.size
+        for row in bad.tolist():
+            vector_id, label, vector, outputs = pending[row]
+            self.judge(vector_id, label, vector, outputs, False)  # its coverage is counted above
+            if str(vector_id) not in self.sb.failed:
+                self.sb.fail(vector_id, f"INTERNAL {self.sb.cfg.top} [{self.sb.test} {vector_id}]: the vectorised "
+                                        "model failed this vector and the one-vector model passed it; please report it")
+
+    def _arrays(self, pending: list[tuple[str | int, str, RateVector, tuple[int, ...]]]) -> tuple[Vectors, Outputs]:
+        count, levels, fmt = len(pending), self.levels, self.fmt
+        vectors = Vectors(
+            np.arange(count, dtype=np.int64),
+            np.fromiter((v.peak for _, _, v, _ in pending), dtype=np.uint64, count=count),
+            np.array([v.bws for _, _, v, _ in pending], dtype=np.uint64).reshape(count, levels),
+            np.array([v.ais for _, _, v, _ in pending], dtype=np.uint64).reshape(count, levels),
+        )
+        sampled = [outputs for _, _, _, outputs in pending]
+        cap = np.fromiter((o[0] for o in sampled), dtype=np.uint64, count=count)
+        mem_bound = np.fromiter((o[1] for o in sampled), dtype=bool, count=count)
+        if not self.hierarchy:
+            return vectors, Outputs(cap, mem_bound, np.where(mem_bound, 0, 1), np.zeros((count, 0), dtype=np.uint64))
+        binding = np.fromiter((o[2] for o in sampled), dtype=np.int64, count=count)
+        level_caps = np.array([[(o[3] >> (level * fmt.width)) & fmt.max_raw for level in range(levels)] for o in sampled],
+                              dtype=np.uint64).reshape(count, levels)
+        return vectors, Outputs(cap, mem_bound, binding, level_caps)
