@@ -63,7 +63,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_B
            --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(call given,N,$(call given,SWEEP,1000)) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
-           $(if $(filter 1 yes true,$(V)),--verbose)
+           $(if $(filter 1 yes true,$(V)),--verbose) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 
 .PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator

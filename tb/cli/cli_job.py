@@ -38,7 +38,7 @@ async def run_job(dut: Any) -> None:
             await Timer(1, "ns")
             results.append(outputs(dut))
     else:
-        cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns").start())
+        cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns", impl="gpi").start())
         dut.start_i.value = 0
         dut.rst_ni.value = 0
         await ClockCycles(dut.clk_i, 2)

@@ -50,7 +50,7 @@ class PipeTB:
         self.out_fires: list[int] = []
         self.last_in_fire = -2
         self.batch = hierarchy_batch(self.sb)
-        cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns").start())
+        cocotb.start_soon(Clock(dut.clk_i, CLOCK_NS, unit="ns", impl="gpi").start())
 
     async def reset(self, cycles: int = 2) -> None:
         dut = self.dut

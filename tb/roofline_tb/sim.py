@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from .config import DEFAULT_SWEEP, SIMS, BenchConfig
-from .contract import TOPS, ParamSet
-from .runner import GATE_LEVEL_TOPS, bench_build, run_bench
+from .contract import MODULES, TOPS, ParamSet
+from .runner import GATE_LEVEL_TOPS, BenchResult, bench_build, run_bench
 from .sources import DropInError
 from .tools import ToolError
 
@@ -34,10 +37,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--waves", action="store_true", help="write a waveform and print its path")
     parser.add_argument("--gates", action="store_true", help="simulate Yosys's gate-level netlist (GATES=1)")
     parser.add_argument("--verbose", action="store_true", help="the simulator's whole output on the terminal (V=1)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="benches run side by side (JOBS=; default: one per CPU; V=1 runs one at a time)")
     args = parser.parse_args(argv)
     if args.top != "all" and args.top not in TOPS:
         parser.error(f"TOP={args.top}: use one of {', '.join(TOPS)}, or all")
-    for name in ("int_bits", "frac_bits", "levels", "count_bits", "sweep"):
+    for name in ("int_bits", "frac_bits", "levels", "count_bits", "sweep", "jobs"):
         if getattr(args, name) < 1:
             parser.error(f"{name.upper()} must be at least 1")
     return args
@@ -60,6 +65,20 @@ def failure_report(failure: str) -> str:
     return f"{name}:\n" + (blocks[1] if len(blocks) > 1 else blocks[0])
 
 
+def run_one(cfg: BenchConfig, waves: bool, testcase: str | None, verbose: bool
+            ) -> str | tuple[BenchResult | SystemExit, float]:
+    """One bench (in a worker process when benches run side by side): its result and seconds,
+    or the one line saying why nothing can run."""
+    started = time.monotonic()
+    try:
+        result: BenchResult | SystemExit = run_bench(cfg, waves=waves, testcase=testcase, quiet=not verbose)
+    except (ToolError, DropInError) as problem:
+        return str(problem)
+    except SystemExit as stop:
+        result = SystemExit(str(stop))
+    return result, time.monotonic() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
@@ -76,20 +95,27 @@ def main(argv: list[str] | None = None) -> int:
     rows, all_passed = [], True
     reports: list[str] = []
     logs: list[str] = []
-    for top in tops:
-        cfg = BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates)
-        started = time.monotonic()
-        try:
-            result = run_bench(cfg, waves=args.waves, testcase=args.testcase, quiet=not args.verbose)
-        except (ToolError, DropInError) as problem:
-            print(f"error: {problem}", file=sys.stderr)
+    configs = [BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates) for top in tops]
+    jobs = 1 if args.verbose else max(1, min(args.jobs, len(configs)))  # V=1 prints each bench's output in turn
+    run = partial(run_one, waves=args.waves, testcase=args.testcase, verbose=args.verbose)
+    if jobs == 1:
+        outcomes = map(run, configs)
+    else:
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        # The clocked benches take longest: started first, they finish sooner; reported in order.
+        futures = {cfg.top: pool.submit(run, cfg) for cfg in sorted(configs, key=lambda c: not MODULES[c.top].clocked)}
+        outcomes = (futures[cfg.top].result() for cfg in configs)
+    for cfg, outcome in zip(configs, outcomes, strict=True):
+        top = cfg.top
+        if isinstance(outcome, str):  # a missing tool or a bad drop-in: nothing else can run either
+            print(f"error: {outcome}", file=sys.stderr)
             return 2
-        except SystemExit as stop:
+        result, seconds = outcome
+        if isinstance(result, SystemExit):
             where = "see the log above" if args.verbose else f"log: {bench_build(cfg).folder / 'sim.log'}"
-            rows.append((top, "ERROR", f"build or simulator failed ({stop}); {where}", time.monotonic() - started))
+            rows.append((top, "ERROR", f"build or simulator failed ({result}); {where}", seconds))
             all_passed = False
             continue
-        seconds = time.monotonic() - started
         verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
         all_passed &= verdict == "PASS"
         detail = f"{result.passed} passed, {result.failed} failed" + coverage_note(result.build_dir)
