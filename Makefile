@@ -92,7 +92,7 @@ help:
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline (place --json); see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
-	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1"
+	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1 JOBS=<benches at once>"
 	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 N=1000 RTL=<file or folder>"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
 	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"

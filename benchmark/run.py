@@ -8,21 +8,25 @@ Paths, all at the default UQ24.16 format:
   native      the RTL verilated into a C++ loop with a C++ check: bulk's ceiling
 
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
-simulator and the helper) are reported apart from the per-vector time. This is a benchmark,
-not a test: nothing here passes or fails on speed.
+simulator and the helper) are reported apart from the per-vector time. Bulk rows also give the
+peak resident memory of the sweep and its helper together, and one bulk Verilator sweep of
+--stream vectors (10^8) shows it stays bounded. This is a benchmark, not a test: nothing here
+passes or fails on speed.
 
-usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full]
+usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full] [--stream N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -31,6 +35,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
@@ -50,6 +55,7 @@ FMT = QFormat(24, 16)
 SEED = 20261129
 # Per-vector cocotb at 10^6 takes minutes on Icarus; --full runs it anyway.
 PER_VECTOR_LIMIT = 100_000
+STREAM_N = 100_000_000  # one sweep this long shows that memory stays bounded as N grows
 
 
 @dataclass(frozen=True)
@@ -60,12 +66,45 @@ class Measurement:
     seconds: float  # median time spent on the N vectors, one-time costs excluded
     vectors_per_s: float
     one_time_s: float  # median of the build and start-up time around them
+    peak_rss_mib: float | None = None  # bulk: the largest resident memory of this process and its children together
 
 
-def median_of(runs: list[tuple[float, float]], path: str, simulator: str, n: int) -> Measurement:
+def median_of(runs: list[tuple[float, float]], path: str, simulator: str, n: int,
+              peak_rss_mib: float | None = None) -> Measurement:
     seconds = statistics.median(r[0] for r in runs)
     one_time = statistics.median(r[1] for r in runs)
-    return Measurement(path, simulator, n, seconds, n / seconds if seconds > 0 else float("inf"), one_time)
+    return Measurement(path, simulator, n, seconds, n / seconds if seconds > 0 else float("inf"), one_time, peak_rss_mib)
+
+
+class PeakMemory:
+    """Samples the resident memory of this process and all its children (the simulator, the
+    sweep's helper) every 50 ms, and keeps the largest total seen."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def mib(self) -> float:
+        return self.peak / (1 << 20)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(0.05):
+            total = 0
+            for process in [me, *me.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += process.memory_info().rss
+            self.peak = max(self.peak, total)
 
 
 def per_vector(sim: str, n: int) -> tuple[float, float]:
@@ -151,7 +190,7 @@ def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) ->
     return runs
 
 
-def run(sizes: list[int], repeats: int, full: bool) -> list[Measurement]:
+def run(sizes: list[int], repeats: int, full: bool, stream: int) -> list[Measurement]:
     results: list[Measurement] = []
     binary, native_build = build_native()
     for n in sizes:
@@ -160,12 +199,19 @@ def run(sizes: list[int], repeats: int, full: bool) -> list[Measurement]:
         runs = measure("native C++ loop", repeats, partial(native, binary, native_build, n))
         results.append(median_of(runs, "native", "verilator", n))
         for sim in ("verilator", "icarus"):
-            results.append(median_of(measure(f"bulk {sim}", repeats, partial(bulk, sim, n)), "bulk", sim, n))
+            with PeakMemory() as memory:
+                runs = measure(f"bulk {sim}", repeats, partial(bulk, sim, n))
+            results.append(median_of(runs, "bulk", sim, n, memory.mib))
             if n <= PER_VECTOR_LIMIT or full:
                 times = 1 if n > PER_VECTOR_LIMIT else repeats
                 runs = measure(f"per-vector {sim}", times, partial(per_vector, sim, n))
                 results.append(median_of(runs, "per-vector", sim, n))
                 results.append(median_of(measure(f"bare cocotb loop {sim}", times, partial(bare, sim, n)), "bare", sim, n))
+    if stream:
+        print(f"N = {stream:,}, once: a sweep streams, its memory bounded whatever N", flush=True)
+        with PeakMemory() as memory:
+            runs = measure("bulk verilator", 1, partial(bulk, "verilator", stream))
+        results.append(median_of(runs, "bulk", "verilator", stream, memory.mib))
     return results
 
 
@@ -175,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", action="store_true", help=f"per-vector paths beyond N={PER_VECTOR_LIMIT:,} too")
+    parser.add_argument("--stream", type=int, default=STREAM_N,
+                        help="one bulk Verilator sweep of this many vectors, for its peak memory (0: none)")
     args = parser.parse_args(argv)
     try:
         sizes = [int(word) for word in args.sizes.split(",")]
@@ -184,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("sizes and repeats must be at least 1")
     print(f"roofline-hw benchmark: roofline_attainable, {FMT.name}, medians of {args.repeats}, on {platform.node()}")
     try:
-        results = run(sizes, args.repeats, args.full)
+        results = run(sizes, args.repeats, args.full, args.stream)
     except (ToolError, RuntimeError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

