@@ -10,7 +10,9 @@ where the tool is one of TOOLS.
 from __future__ import annotations
 
 import importlib
+import shutil
 import sys
+import tempfile
 
 import wasmtime
 
@@ -22,11 +24,16 @@ TOOLS = {
 }
 
 _preopen_dir = wasmtime.WasiConfig.preopen_dir
+# The tool's own temporary files (ABC's yosys-abc-XXXXXX folders) go in a folder of this process:
+# WebAssembly Yosys names them from a counter, not at random, so two runs at once in the same
+# /tmp would read each other's ABC output.
+PRIVATE_TMP = ""  # made by main
 
 
 def _preopen_real_tmp(self: wasmtime.WasiConfig, path: str, guest_path: str, *args: object, **kwargs: object) -> None:
     if guest_path == "/tmp":
         path = "/tmp"
+        self.env = [["TMPDIR", PRIVATE_TMP]]  # the runtime passes the tool no other variable
     _preopen_dir(self, path, guest_path, *args, **kwargs)
 
 
@@ -35,10 +42,15 @@ def main() -> int:
         print(f"usage: python -m roofline_tb.yowasp {{{','.join(TOOLS)}}} ARGS...", file=sys.stderr)
         return 2
     module, entry = TOOLS[sys.argv[1]]
+    global PRIVATE_TMP
+    PRIVATE_TMP = tempfile.mkdtemp(prefix="roofline-yowasp-", dir="/tmp")  # the guest sees the real /tmp
     wasmtime.WasiConfig.preopen_dir = _preopen_real_tmp  # type: ignore[method-assign]
     run = getattr(importlib.import_module(module), entry)
     sys.argv = [f"yowasp-{sys.argv[1]}", *sys.argv[2:]]
-    return int(run() or 0)
+    try:
+        return int(run() or 0)
+    finally:
+        shutil.rmtree(PRIVATE_TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":
