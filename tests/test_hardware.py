@@ -6,6 +6,8 @@ quick part of each and show that each check can fail. The proofs are in tests/te
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,17 @@ def test_both_toolchains_synthesize_and_place(eda: str, tmp_path: Path, monkeypa
     routed = synth.place_and_route("roofline_attainable", "small", synth.SMALL_SET, "hx8k", tmp_path, files, 50)
     assert routed.ok and synth.lut_count(routed.cells) > 100 and routed.fmax_mhz, routed.problem
     assert (eda_command("nextpnr-ice40") == ["nextpnr-ice40"]) == (eda == "native")
+
+
+def test_pip_yosys_keeps_its_temporary_files_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """WebAssembly Yosys names ABC's folders from a counter, so runs at once must not share one /tmp."""
+    monkeypatch.setenv("ROOFLINE_EDA", "yowasp")
+    if not yosys_available():
+        pytest.skip("no pip Yosys here")
+    script = (f"read_verilog -sv {RTL_DIR / 'roofline_round_cap.sv'}; chparam -set INT_BITS 4 -set FRAC_BITS 4 "
+              "roofline_round_cap; synth -noabc -top roofline_round_cap; abc -g AND -showtmp")
+    run = subprocess.run([*yosys_command(), "-p", script], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    folder = re.search(r"`(/tmp/roofline-yowasp-\w+)/yosys-abc-\d+/input\.blif'", run.stdout)
+    assert folder, run.stdout[-2000:]
+    assert not Path(folder.group(1)).exists()  # removed when the tool exits
