@@ -5,7 +5,9 @@ Paths, all at the default UQ24.16 format:
   bare        a cocotb loop that drives and samples the same unit and checks nothing: per-vector's ceiling
   bulk        make sweep's path (files, a streaming wrapper, numpy checks in a helper process)
   numpy       the vectorized golden model alone (roofline_golden.vector.attainable)
-  native      the RTL verilated into a C++ loop with a C++ check: bulk's ceiling
+  native      the RTL verilated into a C++ loop with a C++ check: bulk's ceiling on Verilator
+  fread       bulk's testbench run through one input file by plain SV ($fread, $fwrite), no cocotb
+              and no check: bulk's ceiling on Icarus
 
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
 simulator and the helper) are reported apart from the per-vector time. Bulk rows also give the
@@ -39,6 +41,7 @@ import psutil
 
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
+from roofline_bulk.wire import input_bytes
 from roofline_flows.docs import benchmark_table
 from roofline_golden import QFormat, vector
 from roofline_tb.config import BenchConfig
@@ -144,6 +147,41 @@ def bulk(sim: str, n: int) -> tuple[float, float]:
     return stats["seconds"], wall - stats["seconds"]
 
 
+def build_fread() -> tuple[Path, float]:
+    """Compile the bulk testbench under a plain-SV driver (benchmark/fread), no cocotb."""
+    folder = BUILD_ROOT / "benchmark" / "fread"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "timescale.f").write_text("+timescale+1ns/1ps\n")
+    vvp = folder / "fread.vvp"
+    started = time.perf_counter()
+    top = "roofline_fread_top"
+    built = subprocess.run(["iverilog", "-g2012", "-f", str(folder / "timescale.f"), "-o", str(vvp), "-s", top,
+                            f"-P{top}.INT_BITS={PARAM_SET.int_bits}", f"-P{top}.FRAC_BITS={PARAM_SET.frac_bits}",
+                            *map(str, rtl_sources()), str(REPO_ROOT / "tb" / "bulk" / "roofline_bulk_tb.sv"),
+                            str(BENCHMARK_DIR / "fread" / f"{top}.sv")], capture_output=True, text=True)
+    if built.returncode:
+        raise RuntimeError("the $fread testbench did not build:\n" + built.stdout[-2000:] + built.stderr[-2000:])
+    return vvp, time.perf_counter() - started
+
+
+def fread(vvp: Path, build_seconds: float, n: int) -> tuple[float, float]:
+    """The same N vectors' input file streamed through the bulk testbench by Icarus alone."""
+    cfg = SweepConfig("roofline_attainable", "icarus", PARAM_SET, SEED, count=n, lanes=1)
+    folder = vvp.parent / f"n{n}"
+    folder.mkdir(exist_ok=True)
+    data, beats = input_bytes(cfg, cfg.vectors(0, n))
+    (folder / "bulk_in_0.bin").write_bytes(data)
+    output = folder / "bulk_out_0.bin"
+    output.unlink(missing_ok=True)
+    started = time.perf_counter()
+    run = subprocess.run(["vvp", "-n", str(vvp), f"+roofline_dir={folder}", f"+beats={beats}"], capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    result_bytes = 4 * -(-(FMT.width + 1) // 32)  # one lane's result, in whole 32-bit words
+    if run.returncode or not output.exists() or output.stat().st_size != beats * result_bytes:
+        raise RuntimeError(f"$fread testbench N={n} failed: {run.stdout[-1000:]} {run.stderr[-1000:]}")
+    return seconds, build_seconds
+
+
 def numpy_model(n: int) -> tuple[float, float]:
     rng = np.random.default_rng(SEED)
     peak, bw, ai = (rng.integers(0, 1 << FMT.width, n, dtype=np.uint64) for _ in range(3))
@@ -193,6 +231,7 @@ def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) ->
 def run(sizes: list[int], repeats: int, full: bool, stream: int) -> list[Measurement]:
     results: list[Measurement] = []
     binary, native_build = build_native()
+    vvp, fread_build = build_fread()
     for n in sizes:
         print(f"N = {n:,}", flush=True)
         results.append(median_of(measure("numpy model", repeats, partial(numpy_model, n)), "numpy", "-", n))
@@ -202,6 +241,9 @@ def run(sizes: list[int], repeats: int, full: bool, stream: int) -> list[Measure
             with PeakMemory() as memory:
                 runs = measure(f"bulk {sim}", repeats, partial(bulk, sim, n))
             results.append(median_of(runs, "bulk", sim, n, memory.mib))
+            if sim == "icarus":
+                runs = measure("$fread testbench icarus", repeats, partial(fread, vvp, fread_build, n))
+                results.append(median_of(runs, "fread", "icarus", n))
             if n <= PER_VECTOR_LIMIT or full:
                 times = 1 if n > PER_VECTOR_LIMIT else repeats
                 runs = measure(f"per-vector {sim}", times, partial(per_vector, sim, n))

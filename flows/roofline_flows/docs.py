@@ -74,6 +74,10 @@ def benchmark_ratios(results: list[dict]) -> list[str]:
         native, bulk = found
         lines.append(f"bulk on verilator against its ceiling, the native C++ loop, at N={bulk['n']:,}: "
                      f"{native['vectors_per_s'] / bulk['vectors_per_s']:.1f}x slower")
+    if found := pair(("fread", "icarus"), ("bulk", "icarus")):
+        fread, bulk = found
+        lines.append(f"bulk on icarus against its ceiling, the same testbench run by plain SV ($fread), at "
+                     f"N={bulk['n']:,}: {fread['vectors_per_s'] / bulk['vectors_per_s']:.1f}x slower")
     for sim in ("verilator", "icarus"):
         if found := pair(("bare", sim), ("per-vector", sim)):
             bare, per_vector = found
