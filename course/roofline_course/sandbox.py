@@ -52,7 +52,7 @@ SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not s
 MIB = 1 << 20
 MAX_SLOTS = 100
 WASM_CACHE = "/yowasp-cache"  # where a sandbox sees the grader's compiled YoWASP tools
-WASM_ADDRESS_SPACE = 1 << 40  # wasmtime reserves 6 GiB per linear memory; RLIMIT_DATA bounds what it uses
+WASM_ADDRESS_SPACE = 1 << 40  # wasmtime reserves over 4 GiB up front (4.06 GiB for Yosys); RLIMIT_DATA bounds what it uses
 LOCKS = Path("/tmp/roofline-sandbox-users")  # one lock per sandbox user in use
 
 
