@@ -14,16 +14,14 @@ from typing import Any
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.simtime import get_sim_time
-from cocotb.triggers import ClockCycles, FallingEdge, First, RisingEdge, Timer
-from cocotb.utils import get_sim_steps
+from cocotb.triggers import ClockCycles, FallingEdge
 
 from roofline_golden import cases, fixed, format_fraction
 from roofline_tb import functional_coverage as functional
 from roofline_tb.checkers import bench_rng, check_error_bound, pack_levels
 from roofline_tb.config import BenchConfig
 from roofline_tb.scoreboard import Field, Scoreboard, binding_text, selected
-from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
+from roofline_tb.signals import UnresolvedOutput, check_width, periods_until_rise, read_bool, read_uint
 from roofline_tb.stimulus import log_uniform
 
 CLOCK_NS = 10
@@ -87,13 +85,11 @@ class CountsTB:
     async def done_within_bound(self) -> bool:
         """done_o high at a falling edge within max_latency edges, this one the first. Between
         edges it waits for done_o to rise rather than sampling every cycle."""
-        cycle = get_sim_steps(CLOCK_NS, "ns")
-        deadline = get_sim_time("step") + (self.max_latency - 1) * cycle  # the last edge that counts
+        left = self.max_latency - 1  # the edges after this one that still count
         while not read_bool(self.dut.done_o):
-            left = deadline - get_sim_time("step")
             if left <= 0:
                 return False
-            await First(RisingEdge(self.dut.done_o), Timer(left - cycle // 4, "step"))
+            left -= await periods_until_rise(self.dut.done_o, left, CLOCK_NS) + 1
             await FallingEdge(self.dut.clk_i)
         return True
 

@@ -15,15 +15,13 @@ from typing import Any
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.simtime import get_sim_time
-from cocotb.triggers import ClockCycles, FallingEdge, First, RisingEdge, Timer
-from cocotb.utils import get_sim_steps
+from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
 from roofline_golden import cases, exact, fixed, format_fraction
 from roofline_tb import functional_coverage as functional
 from roofline_tb.config import BenchConfig
 from roofline_tb.scoreboard import Field, Scoreboard, selected
-from roofline_tb.signals import UnresolvedOutput, check_width, read_bool, read_uint
+from roofline_tb.signals import UnresolvedOutput, check_width, periods_until_rise, read_bool, read_uint
 from roofline_tb.stimulus import count_vectors
 
 CLOCK_NS = 10
@@ -114,11 +112,8 @@ class IntensityTB:
         """With a division running and start_i low, wait for done_o to rise (or for the latency
         bound to pass) instead of sampling every cycle. Returns the edge count just before the
         falling edge that samples it, so the cycle loop picks up exactly where it would have."""
-        now = get_sim_time("step")
-        cycle = get_sim_steps(CLOCK_NS, "ns")
         bound = accepted_at + self.max_latency + 1 - edge  # the loop's timeout fires at this edge
-        await First(RisingEdge(self.done), Timer(bound * cycle - cycle // 4, "step"))
-        return edge + (get_sim_time("step") - now) // cycle
+        return edge + await periods_until_rise(self.done, bound, CLOCK_NS)
 
     def drive(
         self, pending: deque[Operation], in_flight: deque[InFlight], edge: int,

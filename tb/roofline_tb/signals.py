@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from cocotb.simtime import get_sim_time
+from cocotb.triggers import First, RisingEdge, Timer
+from cocotb.utils import get_sim_steps
+
 
 class UnresolvedOutput(AssertionError):
     """An output held X or Z where the contract requires a defined value."""
@@ -34,3 +38,13 @@ def check_width(handle: Any, expected: int) -> None:
         raise AssertionError(
             f"{handle._name} is {actual} bits wide; the contract says {expected} for these parameters"
         )
+
+
+async def periods_until_rise(handle: Any, periods: int, clock_ns: int) -> int:
+    """From a falling edge: wait until `handle` rises, or until `periods` clock periods less a
+    quarter have passed (so the next falling edge is the periods-th), and return the whole
+    periods elapsed. A clocked bench waits this way rather than waking every cycle."""
+    period = get_sim_steps(clock_ns, "ns")
+    started = get_sim_time("step")
+    await First(RisingEdge(handle), Timer(periods * period - period // 4, "step"))
+    return (get_sim_time("step") - started) // period
