@@ -41,7 +41,7 @@ import psutil
 
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
-from roofline_bulk.wire import input_bytes
+from roofline_bulk.wire import input_bytes, result_beat_bytes
 from roofline_flows.docs import benchmark_table
 from roofline_golden import QFormat, vector
 from roofline_tb.config import BenchConfig
@@ -176,8 +176,7 @@ def fread(vvp: Path, build_seconds: float, n: int) -> tuple[float, float]:
     started = time.perf_counter()
     run = subprocess.run(["vvp", "-n", str(vvp), f"+roofline_dir={folder}", f"+beats={beats}"], capture_output=True, text=True)
     seconds = time.perf_counter() - started
-    result_bytes = 4 * -(-(FMT.width + 1) // 32)  # one lane's result, in whole 32-bit words
-    if run.returncode or not output.exists() or output.stat().st_size != beats * result_bytes:
+    if run.returncode or not output.exists() or output.stat().st_size != beats * result_beat_bytes(cfg):
         raise RuntimeError(f"$fread testbench N={n} failed: {run.stdout[-1000:]} {run.stderr[-1000:]}")
     return seconds, build_seconds
 

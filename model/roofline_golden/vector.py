@@ -17,7 +17,7 @@ Array = NDArray[np.uint64]
 
 _LOW32 = U64(0xFFFF_FFFF)
 _32 = U64(32)
-_MAX_VECTOR_WIDTH = 63
+MAX_WIDTH = 63
 
 
 def _as_u64(values: ArrayLike) -> Array:
@@ -25,8 +25,8 @@ def _as_u64(values: ArrayLike) -> Array:
 
 
 def _check_format(fmt: QFormat) -> None:
-    if fmt.width > _MAX_VECTOR_WIDTH:
-        raise ValueError(f"{fmt.name}: vectorized model supports W <= {_MAX_VECTOR_WIDTH}; use fixed.py")
+    if fmt.width > MAX_WIDTH:
+        raise ValueError(f"{fmt.name}: vectorized model supports W <= {MAX_WIDTH}; use fixed.py")
 
 
 def _check_raw(fmt: QFormat, name: str, values: Array) -> None:

@@ -88,10 +88,15 @@ def result_fields(cfg: SweepConfig) -> list[tuple[str, int]]:
     return fields
 
 
+def result_beat_bytes(cfg: SweepConfig) -> int:
+    """One output beat's bytes: every lane's result fields, in whole 32-bit words."""
+    return 4 * -(-cfg.lanes * sum(width for _, width in result_fields(cfg)) // 32)
+
+
 def read_outputs(cfg: SweepConfig, data: bytes, count: int) -> Outputs:
     fields = result_fields(cfg)
     lane_width = sum(width for _, width in fields)
-    beat_bytes = 4 * -(-cfg.lanes * lane_width // 32)
+    beat_bytes = result_beat_bytes(cfg)
     beats = -(-count // cfg.lanes)
     if len(data) < beats * beat_bytes:
         raise AssertionError(f"the bulk testbench wrote {len(data) // beat_bytes} result beats; {beats} were sent")

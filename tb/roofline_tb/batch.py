@@ -20,13 +20,13 @@ from roofline_bulk.check import expected_outputs, failing, products
 from roofline_bulk.stimulus import Vectors
 from roofline_bulk.wire import Outputs
 from roofline_golden import QFormat
+from roofline_golden.vector import MAX_WIDTH as VECTOR_MAX_WIDTH
 
 from . import functional_coverage as functional
 from .scoreboard import Scoreboard
 from .stimulus import RateVector
 
 BATCH = 4096
-MAX_VECTOR_WIDTH = 63  # roofline_golden.vector's limit; wider formats are judged one vector at a time
 # (vector id, label, the vector, its outputs, sample coverage) -> None: the bench's one-vector judge
 Judge = Callable[[str | int, str, RateVector, tuple[int, ...], bool], None]
 
@@ -62,7 +62,7 @@ class RateBatch:
         pending, self._pending = self._pending, []
         if not pending:
             return
-        if self.fmt.width > MAX_VECTOR_WIDTH:
+        if self.fmt.width > VECTOR_MAX_WIDTH:  # beyond the vectorised model: one vector at a time
             for vector_id, label, vector, outputs in pending:
                 self.judge(vector_id, label, vector, outputs, True)
             return
