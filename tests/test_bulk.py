@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,13 @@ def test_a_random_sweep_reaches_every_regime(top: str) -> None:
 def decode_input_file(cfg: SweepConfig, data: bytes, count: int) -> list[tuple[int, tuple[int, ...], tuple[int, ...]]]:
     """The layout the wrapper's comment gives, decoded with Python integers: an independent reader."""
     w, levels, lanes = cfg.fmt.width, cfg.levels, cfg.lanes
+    if cfg.sim == "verilator":  # one little-endian 64-bit word per field: ai[..], bw[..], peak
+        words = [int.from_bytes(data[i : i + 8], "little") for i in range(0, len(data), 8)]
+        assert len(words) == -(-count // lanes) * lanes * (1 + 2 * levels)
+        per = 1 + 2 * levels
+        rows = [(v[2 * levels], tuple(v[levels : 2 * levels]), tuple(v[:levels]))
+                for v in (words[i * per : (i + 1) * per] for i in range(count))]
+        return rows
     lane_bits = w * (1 + 2 * levels)
     beat_bytes = -(-lanes * lane_bits // 8)
     rows = []
@@ -107,8 +115,10 @@ def decode_input_file(cfg: SweepConfig, data: bytes, count: int) -> list[tuple[i
     ("roofline_hierarchy", ParamSet(16, 12, 4)),
     ("roofline_hierarchy", ParamSet(8, 8, 1)),
 ])
-def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int, top: str, param_set: ParamSet) -> None:
-    cfg = config(top, param_set, lanes)
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int, top: str, param_set: ParamSet,
+                                                                     sim: str) -> None:
+    cfg = replace(config(top, param_set, lanes), sim=sim)
     vectors = cfg.vectors(0, 1001)
     data, beats = wire.input_bytes(cfg, vectors)
     assert beats == -(-1001 // lanes)
@@ -116,8 +126,18 @@ def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int,
 
 
 def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
-    """Result beats as the wrapper writes them, built with Python integers."""
+    """Result beats as the wrapper writes them (on Verilator, a 64-bit word per field), built with
+    Python integers."""
     fields = wire.result_fields(cfg)
+    if cfg.sim == "verilator":
+        count, lanes = results.cap.size, cfg.lanes
+        words = []
+        for position in range(-(-count // lanes) * lanes):
+            row = min(position, count - 1)  # padding lanes repeat the last result
+            words += [int(results.cap[row]), int(results.mem_bound[row])]
+            if cfg.hierarchy:
+                words += [int(results.binding[row]), *(int(c) for c in results.level_caps[row])]
+        return b"".join(word.to_bytes(8, "little") for word in words)
     lane_bits = sum(width for _, width in fields)
     beat_bytes = 4 * -(-cfg.lanes * lane_bits // 32)
     count = results.cap.size
@@ -139,8 +159,9 @@ def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
 
 @pytest.mark.parametrize("top", BULK_TOPS)
 @pytest.mark.parametrize("lanes", [1, 5, 8])
-def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int) -> None:
-    cfg = config(top, ParamSet(16, 12, 4), lanes)
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int, sim: str) -> None:
+    cfg = replace(config(top, ParamSet(16, 12, 4), lanes), sim=sim)
     vectors = cfg.vectors(0, 777)
     want = check.expected_outputs(cfg, vectors)
     got = wire.read_outputs(cfg, encode_output_file(cfg, want), 777)
@@ -148,8 +169,9 @@ def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int) -> No
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
 
 
-def test_a_short_output_file_is_an_error_not_a_pass() -> None:
-    cfg = config()
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_a_short_output_file_is_an_error_not_a_pass(sim: str) -> None:
+    cfg = replace(config(), sim=sim)
     vectors = cfg.vectors(0, 64)
     data = encode_output_file(cfg, check.expected_outputs(cfg, vectors))
     with pytest.raises(AssertionError, match="result beats"):

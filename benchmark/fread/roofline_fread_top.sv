@@ -15,7 +15,7 @@ module roofline_fread_top;
   logic [7:0]  unknown_field;
 
   roofline_bulk_tb #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS), .LEVELS(1), .HIERARCHY(0), .LANES(1)) u_tb (
-    .rst_ni(rst_n), .start_i(start), .beats_i(beats), .slot_i(1'b0), .busy_o(busy), .done_o(done),
+    .rst_ni(rst_n), .start_i(start), .beats_i(beats), .slot_i(2'd0), .busy_o(busy), .done_o(done),
     .unknown_o(unknown), .unknown_beat_o(unknown_beat), .unknown_lane_o(unknown_lane), .unknown_field_o(unknown_field)
   );
 

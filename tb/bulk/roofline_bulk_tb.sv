@@ -8,6 +8,9 @@
 // HIERARCHY = 1), writes one output beat per result beat, then pulses done_o. Nothing
 // crosses VPI per vector, and the only per-vector work outside the RTL is file I/O.
 //
+// The beats below are what the wrapper streams. On Icarus the files hold them as they are. On
+// the other simulator the files hold one 64-bit word per field, and roofline_bulk_io.cpp (DPI)
+// packs and unpacks the beats, so numpy never packs bits.
 // Input beat, read with $fread (big-endian): LANES lanes, lane 0 in the low bits, each lane
 //   the W-bit fields {peak, bw[L-1] .. bw[0], ai[L-1] .. ai[0]} packed tight, ai[0] lowest;
 //   the beat is zero-padded at the top to whole bytes.
@@ -16,7 +19,7 @@
 //   mem_bound, and for the hierarchy binding ($clog2(L+1) bits) and level_cap[0 .. L-1];
 //   the beat is zero-padded at the top to whole 32-bit words.
 // Files are <dir>/bulk_in_<slot_i>.bin and <dir>/bulk_out_<slot_i>.bin, <dir> from the plusarg
-// +roofline_dir=<path> (default "."): cocotb writes the next batch while this one streams.
+// +roofline_dir=<path> (default "."): the helpers write the next batches while this one streams.
 module roofline_bulk_tb #(
   parameter int INT_BITS    = 24,
   parameter int FRAC_BITS   = 16,
@@ -27,7 +30,7 @@ module roofline_bulk_tb #(
   input  logic        rst_ni,
   input  logic        start_i,   // sampled while idle with beats_i > 0: stream beats_i beats
   input  logic [31:0] beats_i,
-  input  logic        slot_i,
+  input  logic [1:0]  slot_i,    // which pair of files: batches in flight use different ones
   output logic        busy_o,
   output logic        done_o,    // one-cycle pulse: the output file is complete and closed
   // The first output bit of this batch that held X or Z (4-state simulators only): which
@@ -52,8 +55,10 @@ module roofline_bulk_tb #(
   // With Verilator, whole batches are read and written through DPI (roofline_bulk_io.cpp); Icarus has
   // no DPI and uses $fread and $fwrite on the same files.
   import "DPI-C" function int roofline_bulk_open(input string in_path, input string out_path);
-  import "DPI-C" function int roofline_bulk_read(output bit [IN_W-1:0] beat, input int bytes);
-  import "DPI-C" function void roofline_bulk_write(input bit [OUT_W-1:0] beat, input int bytes);
+  import "DPI-C" function int roofline_bulk_read(output bit [IN_W-1:0] beat, input int beat_bits, input int count,
+                                                 input int width);
+  import "DPI-C" function void roofline_bulk_write(input bit [OUT_W-1:0] beat, input int lanes, input int width,
+                                                   input int levels, input int index_bits);
   import "DPI-C" function int roofline_bulk_close();
 `endif
 
@@ -93,7 +98,8 @@ module roofline_bulk_tb #(
     end else if (!src_valid || src_ready) begin
       if (to_read != 0) begin
 `ifdef VERILATOR
-        if (roofline_bulk_read(next_beat, IN_BYTES) == 0) $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
+        if (roofline_bulk_read(next_beat, IN_W, LANES * (1 + 2 * L), W) == 0)
+          $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
 `else
         if ($fread(next_beat, in_fd) != IN_BYTES) $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
 `endif
@@ -184,7 +190,7 @@ module roofline_bulk_tb #(
       if (!unknown_o && $isunknown(sink_beat)) note_first_unknown(sink_beat, beats - to_write);
 `endif
 `ifdef VERILATOR
-      roofline_bulk_write(OUT_W'(sink_beat), OUT_W / 8);
+      roofline_bulk_write(OUT_W'(sink_beat), LANES, W, (HIERARCHY != 0) ? L : 0, IDX_W);
 `else
       $fwrite(out_fd, "%u", OUT_W'(sink_beat));
 `endif

@@ -18,7 +18,7 @@ from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 from roofline_bulk import replay, wire
 from roofline_bulk.check import SweepTotals
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.helper import InlineHelper, ProcessHelper, batch_paths
+from roofline_bulk.helper import batch_paths, batch_slot, start_helpers
 from roofline_bulk.stimulus import Vectors
 from roofline_tb.describe import inputs_text
 from roofline_tb.signals import read_bool, read_uint
@@ -26,13 +26,6 @@ from roofline_tb.signals import read_bool, read_uint
 CLOCK_NS = 10
 # Cycles a batch may take beyond one per beat: the pipeline's fill and the file handshake.
 LATENCY_SLACK = 64
-
-
-def start_helper(batches: int) -> InlineHelper | ProcessHelper:
-    """A helper process overlaps Python with the simulator; one batch has nothing to overlap."""
-    if batches <= 1:
-        return InlineHelper()
-    return ProcessHelper()
 
 
 class BulkTB:
@@ -104,37 +97,42 @@ async def bulk_sweep(dut: Any) -> None:
         cfg.mode, cfg.top, cfg.fmt.name, cfg.seed, cfg.shard, start_index, stop_index - 1, total, len(plan), cfg.lanes,
     )
     await tb.reset()
-    helper = start_helper(len(plan))  # before the clock starts: a one-time cost
+    helpers = start_helpers(len(plan))  # before the clock starts: a one-time cost
     totals = SweepTotals()
     started = time.perf_counter()
     simulating = waiting = 0.0
     try:
 
-        def prepare(batch: int) -> int:
-            return helper.submit("prepare", cfg, batch, *plan[batch], batch_paths(cfg, batch)[0])
+        def helper_of(batch: int) -> Any:
+            return helpers[batch % len(helpers)]
 
-        prepared = {0: prepare(0)} if plan else {}
-        checks: list[int] = []
+        def prepare(batch: int) -> int:
+            return helper_of(batch).submit("prepare", cfg, batch, *plan[batch], batch_paths(cfg, batch)[0])
+
+        prepared = {batch: prepare(batch) for batch in range(min(len(helpers), len(plan)))}
+        checks: list[tuple[Any, int]] = []
         for batch in range(len(plan)):
             waited = time.perf_counter()
-            _, beats = helper.result(prepared.pop(batch))
+            _, beats = helper_of(batch).result(prepared.pop(batch))
             waiting += time.perf_counter() - waited
-            if batch + 1 < len(plan):
-                prepared[batch + 1] = prepare(batch + 1)  # made while this batch simulates
+            ahead = batch + len(helpers)
+            if ahead < len(plan):
+                prepared[ahead] = prepare(ahead)  # made while this batch simulates
             simulated = time.perf_counter()
-            await tb.run_batch(beats, batch % 2)
+            await tb.run_batch(beats, batch_slot(batch))
             tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated
-            checks.append(helper.submit("check", cfg, batch, batch_paths(cfg, batch)[1]))
+            checks.append((helper_of(batch), helper_of(batch).submit("check", cfg, batch, batch_paths(cfg, batch)[1])))
             done = sum(stop - start for start, stop in plan[: batch + 1])
             rate = done / (time.perf_counter() - started) / 1e6
             dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %.2f M vectors/s", done, total, 100 * done / total, rate)
         waited = time.perf_counter()
-        for ticket in checks:
+        for helper, ticket in checks:
             totals.add(helper.result(ticket))
         waiting += time.perf_counter() - waited
     finally:
-        helper.close()
+        for helper in helpers:
+            helper.close()
     dut._log.info("time in the simulator %.2f s, waiting for the helper %.2f s", simulating, waiting)
     seconds = time.perf_counter() - started
     _finish(dut, cfg, totals, seconds)

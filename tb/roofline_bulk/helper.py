@@ -1,4 +1,5 @@
-"""The batch pipeline: a helper process makes batch k+1 and checks batch k-1 while the simulator runs batch k."""
+"""The batch pipeline: helper processes make the next batches and check the last ones while the
+simulator runs this one. Batch k belongs to helper k % HELPERS, which both makes and checks it."""
 
 from __future__ import annotations
 
@@ -35,14 +36,36 @@ def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
 JOBS = {"prepare": prepare, "check": check, "ready": lambda: True}
 
 
+# Two helpers: with the simulator, they keep two cores busy; each batch's numpy work (make,
+# pack, check) costs about as much CPU as simulating it.
+HELPERS = 2
+# Batches in flight: one simulating, one being checked, and HELPERS made ahead.
+SLOTS = 4  # the testbench's slot_i is 2 bits
+
+
+def batch_slot(batch: int) -> int:
+    return batch % SLOTS
+
+
 def batch_paths(cfg: SweepConfig, batch: int) -> tuple[str, str]:
-    """Two alternating pairs: the next batch is written while the simulator reads this one."""
+    """The input and output files of a batch: batches in flight never share one."""
     folder = Path(cfg.out_dir)
-    return str(folder / f"bulk_in_{batch % 2}.bin"), str(folder / f"bulk_out_{batch % 2}.bin")
+    slot = batch_slot(batch)
+    return str(folder / f"bulk_in_{slot}.bin"), str(folder / f"bulk_out_{slot}.bin")
 
 
 class HelperFailed(RuntimeError):
     """A job raised in the helper process; the message holds its traceback."""
+
+
+def start_helpers(batches: int) -> list[InlineHelper] | list[ProcessHelper]:
+    """Helper processes overlap numpy with the simulator; one batch has nothing to overlap."""
+    if batches <= 1:
+        return [InlineHelper()]
+    helpers = [ProcessHelper() for _ in range(min(HELPERS, batches))]
+    for helper in helpers:  # started together, so their imports overlap
+        helper.wait_ready()
+    return helpers
 
 
 class InlineHelper:
@@ -79,7 +102,11 @@ class ProcessHelper:
         child.close()
         self._submitted = self._received = 0
         self._results: dict[int, tuple[bool, Any]] = {}
-        self.result(self.submit("ready"))  # the helper's imports are a one-time cost, paid here
+        self._ready = self.submit("ready")
+
+    def wait_ready(self) -> None:
+        """The helper's imports are a one-time cost: wait for them before timing anything."""
+        self.result(self._ready)
 
     def submit(self, job: str, *args: object) -> int:
         self._conn.send((job, args))

@@ -29,7 +29,7 @@ def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
     """The build of one sweep; `variant` keeps concurrent runs of the same design apart."""
     sources = [*rtl_sources(cfg.rtl), BULK_DIR / "roofline_bulk_tb.sv"]
     if cfg.sim == "verilator":
-        sources.append(BULK_DIR / "roofline_bulk_io.cpp")  # whole-file I/O through DPI
+        sources += [BULK_DIR / "roofline_bulk_io.cpp", BULK_DIR / "roofline_bulk_tb.vlt"]  # DPI file I/O; what is public
     tag = f"{cfg.top}-{cfg.param_set.tag}-x{cfg.lanes}-{sources_digest(sources)}"
     folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}{'-' + variant if variant else ''}"
     cfg = replace(cfg, out_dir=str(folder))
@@ -46,12 +46,14 @@ def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
             "HIERARCHY": int(cfg.hierarchy),
             "LANES": cfg.lanes,
         },
-        env=cfg.to_env(),
+        # numpy's OpenBLAS threads spin between calls, on the cores the simulator and helpers need.
+        env={**cfg.to_env(), "OPENBLAS_NUM_THREADS": "1"},
         folder=folder,
         seed=cfg.seed,
         # The wrapper makes its own clock (#delays): Verilator needs --timing, hence C++20.
         verilator_args=("--timing", "-CFLAGS", "-std=c++20", "-CFLAGS", "-O2"),
         plus_args=(f"+roofline_dir={folder}",),
+        top_only=True,
     )
 
 

