@@ -21,18 +21,42 @@ DURATIONS_LAST_RUN = BUILD_ROOT / "test-durations.json"
 BUILD_TIMES = BUILD_ROOT / "build-times.jsonl"
 
 
+def cpu_seconds() -> tuple[float, float] | None:
+    """(busy, idle) CPU seconds of the whole machine since boot, summed over its CPUs (Linux)."""
+    try:
+        ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        hertz = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return (sum(ticks[:8]) - idle) / hertz, idle / hertz
+
+
+_cpu_at_start: tuple[float, float] | None = None
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    global _cpu_at_start
     # Set before xdist starts its workers, so every worker inherits the same seed.
     if not os.environ.get("ROOFLINE_SEED"):
         os.environ["ROOFLINE_SEED"] = str(random.randrange(1 << 31))
     if not hasattr(config, "workerinput"):
+        _cpu_at_start = cpu_seconds()
         BUILD_TIMES.parent.mkdir(parents=True, exist_ok=True)
         BUILD_TIMES.unlink(missing_ok=True)  # this run's builds only
         os.environ[BUILD_TIMES_VARIABLE] = str(BUILD_TIMES)  # the workers inherit it
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How much of the run was building simulators (the rest is simulating and checking)."""
+    """How busy the machine's CPUs were, and how much of the run was building simulators (the rest
+    is simulating, checking, and waiting on time limits, sandboxes and other processes)."""
+    now = cpu_seconds()
+    if _cpu_at_start and now:
+        busy, idle = now[0] - _cpu_at_start[0], now[1] - _cpu_at_start[1]
+        if busy + idle > 0:
+            terminalreporter.write_line(
+                f"CPU: {os.cpu_count()} CPU(s) {100 * busy / (busy + idle):.0f}% busy during the run "
+                f"({busy:.0f} s busy, {idle:.0f} s idle, the whole machine)")
     try:
         builds = [json.loads(line) for line in BUILD_TIMES.read_text().splitlines() if line.strip()]
     except OSError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ def connect(address: str) -> Any:
             raise ClusterError(f"CLUSTER={address}: write local:K with K workers, for example local:2")
         cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=":0")
         return Client(cluster)
+    if not Path(address).is_file():
+        _refuse_if_closed(address)
     try:
         client = Client(scheduler_file=address, timeout="10s") if Path(address).is_file() else Client(address, timeout="10s")
     except (OSError, TimeoutError, ValueError) as problem:
@@ -38,6 +41,19 @@ def connect(address: str) -> Any:
         client.close()
         raise ClusterError(f"CLUSTER={address}: the scheduler has had no worker for {WAIT_FOR_WORKERS_S} s") from None
     return client
+
+
+def _refuse_if_closed(address: str) -> None:
+    """A port nothing listens on fails at once (Dask would retry it for its whole timeout)."""
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    if not address.startswith("tcp://") or not port.isdigit():
+        return  # another protocol, or no port: Dask reports it
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=5).close()
+    except ConnectionRefusedError:
+        raise ClusterError(f"CLUSTER={address}: no Dask scheduler answers there (connection refused)") from None
+    except OSError:
+        return  # unreachable or slow: Dask's own timeout decides
 
 
 def worker_count(client: Any) -> int:
