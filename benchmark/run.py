@@ -11,7 +11,7 @@ Paths, all at the default UQ24.16 format:
 
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
 simulator and the helper) are reported apart from the per-vector time. Bulk rows also give the
-peak resident memory of the sweep and its helper together, and one bulk Verilator sweep of
+peak resident memory of the sweep and its helpers together, and one bulk Verilator sweep of
 --stream vectors (10^8) shows it stays bounded. This is a benchmark, not a test: nothing here
 passes or fails on speed.
 

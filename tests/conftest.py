@@ -56,7 +56,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         if busy + idle > 0:
             terminalreporter.write_line(
                 f"CPU: {os.cpu_count()} CPU(s) {100 * busy / (busy + idle):.0f}% busy during the run "
-                f"({busy:.0f} s busy, {idle:.0f} s idle, the whole machine)")
+                f"({busy:.1f} s busy, {idle:.1f} s idle, the whole machine)")
     try:
         builds = [json.loads(line) for line in BUILD_TIMES.read_text().splitlines() if line.strip()]
     except OSError:

@@ -87,7 +87,7 @@ def benchmark_ratios(results: list[dict]) -> list[str]:
     if measured:
         longest = max(measured, key=lambda m: m["n"])
         lines.append(f"peak memory of the longest sweep (bulk {longest['simulator']}, N={longest['n']:,}, the "
-                     f"simulator and its helper together): {longest['peak_rss_mib']:,.0f} MiB")
+                     f"simulator and its helpers together): {longest['peak_rss_mib']:,.0f} MiB")
     return lines
 
 

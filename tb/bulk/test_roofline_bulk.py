@@ -1,7 +1,7 @@
 """cocotb bulk sweep: millions of vectors through roofline_bulk_tb, checked in bulk with numpy.
 
-Batches go to the simulator as files and come back as files; a helper process makes batch
-k+1 and checks batch k-1 while the simulator streams batch k, so on two cores the
+Batches go to the simulator as files and come back as files; two helper processes make the
+next batches and check the last ones while the simulator streams this one, so the
 simulator rarely waits for Python.
 """
 
