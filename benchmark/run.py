@@ -3,7 +3,7 @@
 Paths, all at the default UQ24.16 format:
   per-vector  the cocotb bench's random_sweep (one VPI round trip and one Python check per vector)
   bare        a cocotb loop that drives and samples the same unit and checks nothing: per-vector's ceiling
-  bulk        make sweep's path (files, a streaming wrapper, numpy checks in a helper process)
+  bulk        make sweep's path (files, a streaming wrapper, numpy checks in helper processes)
   numpy       the vectorized golden model alone (roofline_golden.vector.attainable)
   native      the RTL verilated into a C++ loop with a C++ check: bulk's ceiling on Verilator
   fread       bulk's testbench run through one input file by plain SV ($fread, $fwrite), no cocotb
@@ -12,10 +12,12 @@ Paths, all at the default UQ24.16 format:
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
 simulator and the helper) are reported apart from the per-vector time. Bulk rows also give the
 peak resident memory of the sweep and its helpers together, and one bulk Verilator sweep of
---stream vectors (10^8) shows it stays bounded. This is a benchmark, not a test: nothing here
-passes or fails on speed.
+--stream vectors (10^8) shows it stays bounded. Bulk Verilator and the native loop also run at
+the --large sizes (10^7) and once at --stream, so that pair is compared at every size. This is
+a benchmark, not a test: nothing here passes or fails on speed.
 
-usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--repeats 3] [--full] [--stream N]
+usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--large 10000000] [--repeats 3] [--full]
+                               [--stream N]
 """
 
 from __future__ import annotations
@@ -227,7 +229,7 @@ def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) ->
     return runs
 
 
-def run(sizes: list[int], repeats: int, full: bool, stream: int) -> list[Measurement]:
+def run(sizes: list[int], large: list[int], repeats: int, full: bool, stream: int) -> list[Measurement]:
     results: list[Measurement] = []
     binary, native_build = build_native()
     vvp, fread_build = build_fread()
@@ -248,8 +250,17 @@ def run(sizes: list[int], repeats: int, full: bool, stream: int) -> list[Measure
                 runs = measure(f"per-vector {sim}", times, partial(per_vector, sim, n))
                 results.append(median_of(runs, "per-vector", sim, n))
                 results.append(median_of(measure(f"bare cocotb loop {sim}", times, partial(bare, sim, n)), "bare", sim, n))
+    for n in large:  # bulk Verilator and its ceiling only: the other paths would take minutes
+        print(f"N = {n:,}: bulk verilator against the native loop", flush=True)
+        results.append(median_of(measure("native C++ loop", repeats, partial(native, binary, native_build, n)),
+                                 "native", "verilator", n))
+        with PeakMemory() as memory:
+            runs = measure("bulk verilator", repeats, partial(bulk, "verilator", n))
+        results.append(median_of(runs, "bulk", "verilator", n, memory.mib))
     if stream:
         print(f"N = {stream:,}, once: a sweep streams, its memory bounded whatever N", flush=True)
+        results.append(median_of(measure("native C++ loop", 1, partial(native, binary, native_build, stream)),
+                                 "native", "verilator", stream))
         with PeakMemory() as memory:
             runs = measure("bulk verilator", 1, partial(bulk, "verilator", stream))
         results.append(median_of(runs, "bulk", "verilator", stream, memory.mib))
@@ -260,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make benchmark", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,100000,1000000")
+    parser.add_argument("--large", default="10000000", help="sizes for bulk Verilator and the native loop only")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", action="store_true", help=f"per-vector paths beyond N={PER_VECTOR_LIMIT:,} too")
     parser.add_argument("--stream", type=int, default=STREAM_N,
@@ -267,13 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         sizes = [int(word) for word in args.sizes.split(",")]
+        large = [int(word) for word in args.large.split(",") if word]
     except ValueError:
-        parser.error("--sizes takes numbers separated by commas")
-    if any(n < 1 for n in sizes) or args.repeats < 1:
+        parser.error("--sizes and --large take numbers separated by commas")
+    if any(n < 1 for n in sizes + large) or args.repeats < 1:
         parser.error("sizes and repeats must be at least 1")
     print(f"roofline-hw benchmark: roofline_attainable, {FMT.name}, medians of {args.repeats}, on {platform.node()}")
     try:
-        results = run(sizes, args.repeats, args.full, args.stream)
+        results = run(sizes, large, args.repeats, args.full, args.stream)
     except (ToolError, RuntimeError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1
