@@ -18,7 +18,7 @@ from pathlib import Path
 
 from roofline_bulk import cluster
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.sweep import DEFAULT_LANES
+from roofline_bulk.sweep import default_lanes
 from roofline_tb.contract import ParamSet
 from roofline_tb.workers import connect
 
@@ -45,7 +45,8 @@ def main() -> int:
     parser.add_argument("--shards", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    cfg = SweepConfig("roofline_attainable", args.sim, ParamSet(), args.seed, count=args.count, lanes=DEFAULT_LANES[args.sim])
+    cfg = SweepConfig("roofline_attainable", args.sim, ParamSet(), args.seed, count=args.count,
+                      lanes=default_lanes(args.sim, "roofline_attainable"))
     one = timed_sweep(cfg, 1, args.shards)
     many = timed_sweep(cfg, args.workers, args.shards)
     efficiency = one["seconds"] / (args.workers * many["seconds"])

@@ -42,7 +42,7 @@ import numpy as np
 import psutil
 
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
+from roofline_bulk.sweep import default_lanes, run_sweep
 from roofline_bulk.wire import input_bytes, result_beat_bytes
 from roofline_flows.docs import benchmark_table
 from roofline_golden import QFormat, vector
@@ -140,7 +140,7 @@ def bare(sim: str, n: int) -> tuple[float, float]:
 
 
 def bulk(sim: str, n: int) -> tuple[float, float]:
-    cfg = SweepConfig("roofline_attainable", sim, PARAM_SET, SEED, count=n, lanes=DEFAULT_LANES[sim])
+    cfg = SweepConfig("roofline_attainable", sim, PARAM_SET, SEED, count=n, lanes=default_lanes(sim, "roofline_attainable"))
     started = time.perf_counter()
     result, stats = run_sweep(cfg, "benchmark")
     wall = time.perf_counter() - started

@@ -15,7 +15,7 @@ import pytest
 
 from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_bulk.stimulus import BLOCK, Shard
-from roofline_bulk.sweep import DEFAULT_LANES, run_sweep
+from roofline_bulk.sweep import default_lanes, run_sweep
 from roofline_tb.config import SIMS
 from roofline_tb.contract import PARAM_SETS, ParamSet
 from roofline_tb.runner import BenchResult
@@ -45,7 +45,7 @@ def passed(result: BenchResult) -> bool:
 def test_bulk_sweep(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
     count = SWEEP_SIZE[(sim, top)]
     drop_in = os.environ.get("ROOFLINE_RTL") or None
-    cfg = SweepConfig(top, sim, param_set, seed, count=count, lanes=DEFAULT_LANES[sim], rtl=drop_in)
+    cfg = SweepConfig(top, sim, param_set, seed, count=count, lanes=default_lanes(sim, top), rtl=drop_in)
     result, stats = sweep(cfg)
     assert passed(result), "\n\n".join(result.failures)
     assert stats["checked"] == count and stats["mismatched"] == 0

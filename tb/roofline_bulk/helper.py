@@ -36,8 +36,8 @@ def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
 JOBS = {"prepare": prepare, "check": check, "ready": lambda: True}
 
 
-# Two helpers: with the simulator, they keep two cores busy; each batch's numpy work (make,
-# pack, check) costs about as much CPU as simulating it.
+# Two helpers: with the simulator, they keep two cores busy; a batch's numpy work (make it,
+# write it, check it) costs more CPU than simulating it.
 HELPERS = 2
 # Batches in flight: one simulating, one being checked, and HELPERS made ahead.
 SLOTS = 4  # the testbench's slot_i is 2 bits

@@ -60,8 +60,8 @@ class Build:
     verilator_args: tuple[str, ...] = ()
     plus_args: tuple[str, ...] = ()
     includes: tuple[str, ...] = ()  # folders searched for `include files
-    # Verilator: only the top module's signals reachable from cocotb, so the rest optimizes freely
-    # (cocotb-test otherwise makes every signal public and writable).
+    # Verilator: only the signals a .vlt among the sources marks public are reachable from cocotb,
+    # so the rest optimizes freely (cocotb-test otherwise makes every signal public and writable).
     top_only: bool = False
 
 
@@ -119,14 +119,13 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
 
 
 class _TopOnlyVerilator(Verilator):
-    """cocotb-test's Verilator build with `--public-depth 1` in place of `--public-flat-rw`."""
+    """cocotb-test's Verilator build without `--public-flat-rw`."""
 
     def build_command(self) -> list[list[str]]:
         commands = super().build_command()
         for command in commands:
             if "--public-flat-rw" in command:
-                at = command.index("--public-flat-rw")
-                del command[at]
+                command.remove("--public-flat-rw")
         return commands
 
 
