@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline_tb.config import SIMS
-from roofline_tb.contract import ParamSet
+from roofline_tb.contract import MODULES, ParamSet
 from roofline_tb.paths import BUILD_ROOT, TB_DIR
 from roofline_tb.runner import BenchResult, Build, run_build
 from roofline_tb.sources import DropInError, rtl_sources, sources_digest
@@ -25,12 +25,12 @@ BULK_DIR = TB_DIR / "bulk"
 
 
 def default_lanes(sim: str, top: str) -> int:
-    """Vectors per clock. Icarus is fastest at 1. On Verilator, 32 attainable lanes ran 10^7 vectors
-    20-30% faster than 8; the hierarchy's checks, not its simulation, bound it, and 32 lanes only
-    doubled its build time."""
+    """Vectors per clock. Icarus is fastest at 1. On Verilator, 32 lanes of the one-level module ran
+    10^7 vectors 20-30% faster than 8; a module with memory levels is bound by its checks, not its
+    simulation, and 32 lanes only doubled its build time."""
     if sim != "verilator":
         return 1
-    return 32 if top == "roofline_attainable" else 8
+    return 8 if "LEVELS" in MODULES[top].parameters else 32
 
 
 def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
@@ -87,8 +87,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--frac-bits", type=int, default=16)
     parser.add_argument("--levels", type=int, default=3)
     parser.add_argument("--lanes", type=int, default=None,
-                        help="vectors per clock (default on Verilator: 32 for roofline_attainable, 8 for roofline_hierarchy; "
-                        "on Icarus: 1)")
+                        help="vectors per clock (default on Verilator: 32 for a one-level module, 8 for one with memory "
+                        "levels; on Icarus: 1)")
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="vectors per file handed to the simulator")
     parser.add_argument("--only", type=int, default=None, help="only this vector number (ONLY=)")
     parser.add_argument("--replay", default=None, help="replay the failing vectors a sweep saved (REPLAY=)")
