@@ -11,7 +11,9 @@ fields of i, ai[0] in its low bits.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,7 +29,8 @@ BLOCK = 1 << 16
 MAX_EXHAUSTIVE_BITS = 28
 
 KINDS = ("uniform", "log_uniform", "near_ridge", "residue", "extreme", "zero")
-_KIND_WEIGHTS = np.array([1, 3, 3, 3, 1, 1], dtype=float)
+# Each kind's share of a level, in twelfths: a kind is drawn as one of 12 equally likely slots.
+_KIND_SLOTS = np.repeat(np.arange(len(KINDS), dtype=np.uint8), [1, 3, 3, 3, 1, 1])
 # Residues of ai*bw modulo 2^F that the "residue" kind aims at, relative to half an LSB:
 # one full-precision step below and above the ridge, a rounding tie and one step either side.
 _RESIDUE_CHOICES = ("step_below", "step_above", "tie", "tie_below", "tie_above")
@@ -106,7 +109,7 @@ def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = B
     # A level that chose peak (or was built around it) anchors it: later levels keep it.
     anchored = np.zeros(BLOCK, dtype=bool)
     for level in range(levels):
-        kinds = rng.choice(len(KINDS), size=BLOCK, p=_KIND_WEIGHTS / _KIND_WEIGHTS.sum())
+        kinds = _KIND_SLOTS[_below(rng, len(_KIND_SLOTS), BLOCK)]
         bws[:, level], ais[:, level], peak_override = _level(rng, fmt, peak, kinds)
         takes_peak = (peak_override != 0) & ~anchored
         peak = np.where(takes_peak, peak_override - U64(1), peak)
@@ -155,11 +158,28 @@ def _uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
     return rng.bit_generator.random_raw(n) >> U64(64 - bits)
 
 
+def _below(rng: np.random.Generator, choices: int, n: int) -> NDArray[np.uint64]:
+    """n integers uniform over [0, choices), each from 32 raw bits by multiply-and-shift (Lemire's
+    method without rejection: no value is more likely than another by more than choices / 2^32)."""
+    raw32 = rng.bit_generator.random_raw(-(-n // 2)).view(np.uint32)[:n]
+    return (raw32.astype(np.uint64) * U64(choices)) >> U64(32)
+
+
+@cache
+def _log_uniform_tables(bits: int) -> tuple[Array, Array]:
+    """For each bit length 0 .. bits: the mask of its random low bits and its top bit."""
+    lengths = range(bits + 1)
+    low_mask = np.array([(1 << max(length - 1, 0)) - 1 for length in lengths], dtype=np.uint64)
+    top_bit = np.array([(1 << length) >> 1 for length in lengths], dtype=np.uint64)
+    return low_mask, top_bit
+
+
 def _log_uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
-    """Bit length uniform in 0 .. bits, so small and large magnitudes are equally common."""
-    length = rng.integers(0, bits + 1, size=n, dtype=np.uint8).astype(np.uint64)
-    top_bit = (U64(1) << length) >> U64(1)  # 0 for length 0, else 2^(length-1)
-    return (_uniform(rng, bits, n) >> (U64(bits) - length)) | top_bit
+    """Bit length uniform in 0 .. bits, so small and large magnitudes are equally common: a value
+    of length l > 0 is its top bit 2^(l-1) over l-1 uniform bits; length 0 is 0."""
+    length = _below(rng, bits + 1, n)
+    low_mask, top_bit = _log_uniform_tables(bits)
+    return (rng.bit_generator.random_raw(n) & low_mask[length]) | top_bit[length]
 
 
 def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.int64]) -> tuple[Array, Array, Array]:
@@ -182,11 +202,12 @@ def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[n
             override[rows] = residue_peak + U64(1)
         elif kind == "extreme":
             corners = np.array([0, 1, fmt.one, fmt.max_raw - 1, fmt.max_raw], dtype=np.uint64)
-            bw[rows], ai[rows] = rng.choice(corners, m), rng.choice(corners, m)
-            override[rows] = np.where(rng.random(m) < 0.5, rng.choice(corners, m) + U64(1), U64(0))
+            bw[rows], ai[rows] = corners[_below(rng, corners.size, m)], corners[_below(rng, corners.size, m)]
+            takes_peak = _below(rng, 2, m) == 0
+            override[rows] = np.where(takes_peak, corners[_below(rng, corners.size, m)] + U64(1), U64(0))
         elif kind == "zero":
             bw[rows], ai[rows] = _log_uniform(rng, w, m), _log_uniform(rng, w, m)
-            which = rng.integers(0, 3, size=m)
+            which = _below(rng, 3, m)
             bw[rows[which == 0]] = 0
             ai[rows[which == 1]] = 0
             override[rows[which == 2]] = 1  # peak = 0
@@ -201,7 +222,7 @@ def _near_ridge(rng: np.random.Generator, fmt: QFormat, peak: Array) -> tuple[Ar
         return bw, _log_uniform(rng, w, m)
     bw = np.maximum(bw, U64(1))
     ridge_ai = ((peak << U64(f)) // bw).astype(np.int64)
-    ai = np.clip(ridge_ai + rng.integers(-1, 2, size=m), 0, fmt.max_raw).astype(np.uint64)
+    ai = np.clip(ridge_ai + _below(rng, 3, m).astype(np.int64) - 1, 0, fmt.max_raw).astype(np.uint64)
     return bw, ai
 
 
@@ -213,20 +234,20 @@ def _residue_level(rng: np.random.Generator, fmt: QFormat, n: int) -> tuple[Arra
     2^(W+F), where peak can sit right on it.
     """
     w, f = fmt.width, fmt.frac_bits
-    ai_bits = rng.integers(1, w + 1, size=n).astype(np.uint64)
+    ai_bits = _below(rng, w, n) + U64(1)
     ai = (_uniform(rng, w, n) >> (U64(w) - ai_bits)) | U64(1)
-    inverse = ai.copy()
-    for _ in range(6):  # Newton's iteration doubles the correct low bits: 6 steps give 64.
+    inverse = ai.copy()  # right in the low 3 bits: an odd square is 1 modulo 8
+    for _ in range(math.ceil(math.log2(f / 3)) if f > 3 else 0):  # Newton doubles the right bits
         inverse = inverse * (U64(2) - ai * inverse)
     modulus_mask = U64((1 << f) - 1)
-    choice = rng.integers(0, len(_RESIDUE_CHOICES), size=n)
+    choice = _below(rng, len(_RESIDUE_CHOICES), n)
     half = 1 << (f - 1)
     targets = np.array([(1 << f) - 1, 1, half, (half - 1) % (1 << f), (half + 1) % (1 << f)], dtype=np.uint64)
     target = targets[choice]
     bw_low = (inverse * target) & modulus_mask
     # ai < 2^ai_bits and bw < 2^(F + high_bits) with high_bits <= W - ai_bits: the product
     # stays below 2^(W+F), and bw below 2^W.
-    high_bits = np.minimum(rng.integers(0, fmt.int_bits + 1, size=n).astype(np.uint64), U64(w) - ai_bits)
+    high_bits = np.minimum(_below(rng, fmt.int_bits + 1, n), U64(w) - ai_bits)
     bw_high = _uniform(rng, w, n) >> (U64(w) - high_bits)
     bw = (bw_high << U64(f)) | bw_low
     product_hi, product_lo = mul_wide(ai, bw)
@@ -234,18 +255,17 @@ def _residue_level(rng: np.random.Generator, fmt: QFormat, n: int) -> tuple[Arra
     # up, step_above rounds it down; for the tie kinds a random peak decides the roof.
     ridge = (product_lo >> U64(f)) | (product_hi << U64(64 - f))
     ridge = np.where(choice == 0, ridge + U64(1), ridge)
-    peak = np.where(choice < 2, ridge, _log_uniform(rng, w, n))
-    peak = np.where(peak <= U64(fmt.max_raw), peak, _log_uniform(rng, w, n))
-    return bw, ai, peak
+    on_ridge = (choice < 2) & (ridge <= U64(fmt.max_raw))  # else a random peak
+    return bw, ai, np.where(on_ridge, ridge, _log_uniform(rng, w, n))
 
 
 def _add_level_ties(rng: np.random.Generator, bws: Array, ais: Array) -> None:
     """For about one vector in eight, give one level the same ai*bw as another (the lower binds)."""
     n, levels = bws.shape
-    tie = rng.random(n) < 0.125
-    source = rng.integers(0, levels, size=n)
-    target = (source + rng.integers(1, levels, size=n)) % levels
-    swap = rng.random(n) < 0.5  # ai and bw exchanged: the same product from other inputs
+    tie = _below(rng, 8, n) == 0
+    source = _below(rng, levels, n)
+    target = (source + U64(1) + _below(rng, levels - 1, n)) % U64(levels)
+    swap = _below(rng, 2, n) == 0  # ai and bw exchanged: the same product from other inputs
     rows = np.flatnonzero(tie)
     src, dst, exchanged = source[rows], target[rows], swap[rows]
     new_bw = np.where(exchanged, ais[rows, src], bws[rows, src])
