@@ -4,15 +4,17 @@ simulator runs this one. Batch k belongs to helper k % HELPERS, which both makes
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
+import os
 import traceback
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .check import BatchOutcome, check_batch
+from .check import BatchOutcome, check_batch, expected_outputs
 from .config import SweepConfig
-from .stimulus import Vectors
+from .stimulus import Vectors, random_range
 from .wire import input_bytes, read_outputs
 
 _PENDING: dict[int, Vectors] = {}
@@ -22,7 +24,7 @@ def prepare(cfg: SweepConfig, batch: int, start: int, stop: int, path: str) -> t
     """Make batch `batch` and write its input file; returns (vectors, beats)."""
     vectors = cfg.vectors(start, stop)
     data, beats = input_bytes(cfg, vectors)
-    Path(path).write_bytes(data)
+    overwrite(path, data)
     _PENDING[batch] = vectors
     return len(vectors), beats
 
@@ -33,7 +35,32 @@ def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
     return check_batch(cfg, vectors, read_outputs(cfg, Path(path).read_bytes(), len(vectors)))
 
 
-JOBS = {"prepare": prepare, "check": check, "ready": lambda: True}
+def overwrite(path: str, data: bytes) -> None:
+    """Write `data` over the file's old bytes and cut it to length: a slot's file is reused every
+    SLOTS batches, and overwriting its cached pages costs a fraction of truncating it first."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        with memoryview(data) as view:
+            written = 0
+            while written < len(view):
+                written += os.write(fd, view[written:])
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
+def warm_up(cfg: SweepConfig, size: int) -> None:
+    """A batch's numpy work once, on throwaway vectors, before the sweep's clock starts.
+
+    The first batches a helper makes and checks take about twice as long as later ones (first
+    touches of memory, numpy's first calls). Like the helper's imports, that is a one-time cost.
+    """
+    vectors = random_range(0, 0, size, cfg.fmt, cfg.levels)
+    input_bytes(cfg, vectors)
+    check_batch(cfg, vectors, expected_outputs(cfg, vectors))
+
+
+JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up}
 
 
 # Two helpers: with the simulator, they keep two cores busy; a batch's numpy work (make it,
@@ -58,13 +85,18 @@ class HelperFailed(RuntimeError):
     """A job raised in the helper process; the message holds its traceback."""
 
 
-def start_helpers(batches: int) -> list[InlineHelper] | list[ProcessHelper]:
-    """Helper processes overlap numpy with the simulator; one batch has nothing to overlap."""
-    if batches <= 1:
+def start_helpers(cfg: SweepConfig, plan: list[tuple[int, int]]) -> list[InlineHelper] | list[ProcessHelper]:
+    """Helper processes overlap numpy with the simulator; one batch has nothing to overlap.
+
+    They start together, so their imports and warm-ups overlap, and are ready when this returns.
+    """
+    if len(plan) <= 1:
         return [InlineHelper()]
-    helpers = [ProcessHelper() for _ in range(min(HELPERS, batches))]
-    for helper in helpers:  # started together, so their imports overlap
-        helper.wait_ready()
+    helpers = [ProcessHelper() for _ in range(min(HELPERS, len(plan)))]
+    largest = max(stop - start for start, stop in plan)
+    warm_ups = [helper.submit("warm_up", cfg, largest) for helper in helpers]
+    for helper, ticket in zip(helpers, warm_ups, strict=True):
+        helper.result(ticket)
     return helpers
 
 
@@ -102,11 +134,6 @@ class ProcessHelper:
         child.close()
         self._submitted = self._received = 0
         self._results: dict[int, tuple[bool, Any]] = {}
-        self._ready = self.submit("ready")
-
-    def wait_ready(self) -> None:
-        """The helper's imports are a one-time cost: wait for them before timing anything."""
-        self.result(self._ready)
 
     def submit(self, job: str, *args: object) -> int:
         self._conn.send((job, args))
@@ -135,6 +162,7 @@ class ProcessHelper:
 
 def serve(conn: Connection) -> None:
     """The helper process's loop: run each job and send back (ok, result or traceback)."""
+    keep_freed_memory()
     while True:
         message = conn.recv()
         if message is None:
@@ -144,3 +172,23 @@ def serve(conn: Connection) -> None:
             conn.send((True, JOBS[job](*args)))
         except Exception:  # reported to the test, which fails with it
             conn.send((False, traceback.format_exc()))
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+
+
+def keep_freed_memory() -> None:
+    """Keep the memory numpy frees for the next batch's arrays, which have the same sizes.
+
+    By default glibc maps each array over 128 KiB afresh and unmaps it when freed, and trims the
+    heap's top, so every batch page-faults all its memory in again: that kernel time cost as much
+    as a third of a helper's numpy work. The peak stays what it was; it is only held longer.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):  # not glibc: nothing to tune
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest: arrays up to 32 MiB come from the heap
+    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    mallopt(_M_TOP_PAD, 64 << 20)
