@@ -7,9 +7,10 @@
 //   input:  per vector, its lane's fields in beat order (ai[0..L-1], bw[0..L-1], peak);
 //   output: per vector, cap, mem_bound and, for the hierarchy, binding and level_cap[0..L-1].
 // Icarus has no DPI and reads and writes the packed beats of the wrapper's header instead.
+#include <fcntl.h>
 #include <svdpi.h>
+#include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -21,25 +22,38 @@ size_t g_input_pos = 0;
 std::vector<uint64_t> g_output;
 std::string g_output_path;
 
-// The `width`-bit field at bit `offset` of a beat stored in 32-bit words (width <= 64).
-uint64_t get_field(const svBitVecVal* beat, int offset, int width) {
-    uint64_t value = 0;
-    for (int got = 0; got < width;) {
-        const int bit = offset + got, shift = bit % 32, take = std::min(32 - shift, width - got);
-        const uint64_t part = (static_cast<uint64_t>(beat[bit / 32]) >> shift) & ((1ULL << take) - 1);
-        value |= part << got;
-        got += take;
+// Packs `count` fields of `width` bits (width <= 64) tight into a beat of 32-bit words, field 0
+// lowest, and zeroes the beat's words above them up to `words`.
+void pack(svBitVecVal* beat, int words, const uint64_t* fields, int count, int width) {
+    const uint64_t mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
+    unsigned __int128 pending = 0;  // bits not yet stored, lowest first
+    int pending_bits = 0, word = 0;
+    for (int i = 0; i < count; ++i) {
+        pending |= static_cast<unsigned __int128>(fields[i] & mask) << pending_bits;
+        pending_bits += width;
+        for (; pending_bits >= 32; pending_bits -= 32, pending >>= 32) beat[word++] = static_cast<svBitVecVal>(pending);
     }
-    return value;
+    if (pending_bits > 0) beat[word++] = static_cast<svBitVecVal>(pending);
+    while (word < words) beat[word++] = 0;
 }
 
-void put_field(svBitVecVal* beat, int offset, int width, uint64_t value) {
-    for (int put = 0; put < width;) {
-        const int bit = offset + put, shift = bit % 32, take = std::min(32 - shift, width - put);
-        beat[bit / 32] |= static_cast<svBitVecVal>(((value >> put) & ((1ULL << take) - 1)) << shift);
-        put += take;
+// Reads a beat's fields in order, lowest first, each of the width asked for (<= 64 bits).
+class Unpacker {
+  public:
+    explicit Unpacker(const svBitVecVal* beat) : beat_(beat) {}
+    uint64_t next(int width) {
+        for (; pending_bits_ < width; pending_bits_ += 32) pending_ |= static_cast<unsigned __int128>(*beat_++) << pending_bits_;
+        const uint64_t value = static_cast<uint64_t>(pending_) & (width == 64 ? ~0ULL : (1ULL << width) - 1);
+        pending_ >>= width;
+        pending_bits_ -= width;
+        return value;
     }
-}
+
+  private:
+    const svBitVecVal* beat_;
+    unsigned __int128 pending_ = 0;
+    int pending_bits_ = 0;
+};
 }  // namespace
 
 // Loads the whole input file; returns 0 when it cannot be read or is not whole words.
@@ -65,10 +79,8 @@ extern "C" int roofline_bulk_open(const char* in_path, const char* out_path) {
 // lanes and their fields in order). Returns 0 when the file has fewer fields left.
 extern "C" int roofline_bulk_read(svBitVecVal* beat, int beat_bits, int count, int width) {
     if (g_input_pos + static_cast<size_t>(count) > g_input.size()) return 0;
-    for (int word = 0; word < (beat_bits + 31) / 32; ++word) beat[word] = 0;
-    const uint64_t* fields = &g_input[g_input_pos];
+    pack(beat, (beat_bits + 31) / 32, &g_input[g_input_pos], count, width);
     g_input_pos += count;
-    for (int i = 0; i < count; ++i) put_field(beat, i * width, width, fields[i]);
     return 1;
 }
 
@@ -76,23 +88,33 @@ extern "C" int roofline_bulk_read(svBitVecVal* beat, int beat_bits, int count, i
 // fields cap (width), mem_bound (1) and, when levels > 0, binding (index_bits) and levels level
 // caps (width).
 extern "C" void roofline_bulk_write(const svBitVecVal* beat, int lanes, int width, int levels, int index_bits) {
-    const int result_bits = width + 1 + (levels > 0 ? index_bits + levels * width : 0);
+    const size_t fields = levels > 0 ? 3 + levels : 2;
+    size_t at = g_output.size();
+    g_output.resize(at + lanes * fields);
+    Unpacker unpacker(beat);
     for (int lane = 0; lane < lanes; ++lane) {
-        int offset = lane * result_bits;
-        g_output.push_back(get_field(beat, offset, width));
-        g_output.push_back(get_field(beat, offset + width, 1));
-        offset += width + 1;
+        g_output[at++] = unpacker.next(width);
+        g_output[at++] = unpacker.next(1);
         if (levels == 0) continue;
-        g_output.push_back(get_field(beat, offset, index_bits));
-        offset += index_bits;
-        for (int level = 0; level < levels; ++level, offset += width) g_output.push_back(get_field(beat, offset, width));
+        g_output[at++] = unpacker.next(index_bits);
+        for (int level = 0; level < levels; ++level) g_output[at++] = unpacker.next(width);
     }
 }
 
-// Writes every result at once; returns 0 when the file cannot be written.
+// Writes every result at once, over the file's old bytes: the file is reused every few batches,
+// and overwriting its cached pages costs a fraction of truncating it first. Returns 0 when the
+// file cannot be written.
 extern "C" int roofline_bulk_close() {
-    FILE* file = std::fopen(g_output_path.c_str(), "wb");
-    if (file == nullptr) return 0;
-    const bool ok = std::fwrite(g_output.data(), sizeof(uint64_t), g_output.size(), file) == g_output.size();
-    return (std::fclose(file) == 0 && ok) ? 1 : 0;
+    const int fd = open(g_output_path.c_str(), O_WRONLY | O_CREAT, 0644);
+    if (fd < 0) return 0;
+    const char* data = reinterpret_cast<const char*>(g_output.data());
+    const size_t size = g_output.size() * sizeof(uint64_t);
+    size_t written = 0;
+    while (written < size) {
+        const ssize_t step = write(fd, data + written, size - written);
+        if (step <= 0) break;
+        written += static_cast<size_t>(step);
+    }
+    const bool ok = written == size && ftruncate(fd, static_cast<off_t>(size)) == 0;
+    return (close(fd) == 0 && ok) ? 1 : 0;
 }
