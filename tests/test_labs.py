@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -174,6 +175,33 @@ def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
     assert rows["wrong_port"]["status"] == "port mismatch" and "port cap_o is missing" in rows["wrong_port"]["first problem"]
     assert rows["empty"]["status"] == "no files"
     assert not subprocess.run(["pgrep", "-f", str(out)], capture_output=True).stdout, "a simulator outlived its timeout"
+
+
+def test_a_group_that_requires_others_starts_once_they_are_scored_ahead_of_the_queue() -> None:
+    lab = load_lab(5)
+    started: list[str] = []
+
+    def run(batch: list, earlier: dict) -> list:
+        first = batch[0]
+        started.append(first.name)
+        assert all(name in earlier for name in first.requires), (first.name, sorted(earlier))
+        return [grading.GroupScore(group, group.weight, "pass", []) for group in batch]
+
+    scored = grading.run_in_order_of_needs(grading.batches(lab.groups), run, parallel=1)
+    assert set(scored) == {group.name for group in lab.groups}
+    assert started[1] == "synthesis", started  # right after the batch it requires, not after every hidden group
+
+
+def test_groups_that_require_each_other_are_skipped_not_waited_for_forever(tmp_path: Path) -> None:
+    lab = load_lab(1)
+    base = next(group for group in lab.groups if not group.hidden)
+    circle = [replace(base, name="a", requires=("b",)), replace(base, name="b", requires=("a",))]
+
+    def run(batch: list, earlier: dict) -> list:  # a skipped batch returns before it needs a submission
+        return grading.grade_batch(lab, batch, None, "", grading.Settings(), tmp_path, earlier, 1.0)
+
+    scored = grading.run_in_order_of_needs(grading.batches(tuple(circle)), run, parallel=2)
+    assert {name: score.status for name, score in scored.items()} == {"a": "skipped", "b": "skipped"}
 
 
 def test_handout_archive_leaves_hidden_groups_out() -> None:

@@ -20,7 +20,8 @@ import os
 import re
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def batches(groups: tuple[Group, ...]) -> list[list[Group]]:
 def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, settings: Settings, out: Path,
                 earlier: dict[str, GroupScore], timeout: float) -> list[GroupScore]:
     first = batch[0]
-    unmet = [name for name in first.requires if not earlier[name].full]
+    unmet = [name for name in first.requires if name not in earlier or not earlier[name].full]
     if unmet:
         return [GroupScore(first, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])]
     joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
@@ -278,10 +279,9 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
     if not check.ok:
         scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
         return Grade(lab, rtl, check, scores, settings.sim)
-    earlier: dict[str, GroupScore] = {}
     hung = threading.Event()
 
-    def run(batch: list[Group]) -> list[GroupScore]:
+    def run(batch: list[Group], earlier: dict[str, GroupScore]) -> list[GroupScore]:
         if progress:
             print(f"  running {', '.join(g.name for g in batch)} ...", flush=True)
         timeout = group_timeout(lab, batch[0])
@@ -292,13 +292,34 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
             hung.set()
         return scores
 
-    independent = [batch for batch in batches(lab.groups) if not batch[0].requires]
-    with ThreadPoolExecutor(max_workers=max(1, settings.parallel)) as pool:
-        for scores in pool.map(run, independent):
-            earlier.update((score.group.name, score) for score in scores)
-    for batch in (batch for batch in batches(lab.groups) if batch[0].requires):  # after what they require
-        earlier.update((score.group.name, score) for score in run(batch))
-    return Grade(lab, rtl, check, [earlier[group.name] for group in lab.groups], settings.sim)
+    scored = run_in_order_of_needs(batches(lab.groups), run, settings.parallel)
+    return Grade(lab, rtl, check, [scored[group.name] for group in lab.groups], settings.sim)
+
+
+def run_in_order_of_needs(todo: list[list[Group]], run: Callable[[list[Group], dict[str, GroupScore]], list[GroupScore]],
+                          parallel: int) -> dict[str, GroupScore]:
+    """Run every batch, `parallel` at a time; a batch that requires other groups starts as soon as
+    they are scored, ahead of the batches still queued (in the labs it is the synthesis, the longest job)."""
+    scored: dict[str, GroupScore] = {}
+    waiting = [batch for batch in todo if batch[0].requires]
+    ready = [batch for batch in todo if not batch[0].requires]
+    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+        running: dict[Future[list[GroupScore]], list[Group]] = {}
+        while waiting or ready or running:
+            unblocked = [batch for batch in waiting if all(name in scored for name in batch[0].requires)]
+            if not (unblocked or ready or running):
+                unblocked = waiting[:1]  # requirements that can never be scored (a cycle): it is skipped
+            for batch in reversed(unblocked):
+                waiting.remove(batch)
+                ready.insert(0, batch)
+            while ready and len(running) < max(1, parallel):
+                batch = ready.pop(0)
+                running[pool.submit(run, batch, dict(scored))] = batch
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                del running[future]
+                scored.update((score.group.name, score) for score in future.result())
+    return scored
 
 
 def exit_status(result: Grade) -> int:
