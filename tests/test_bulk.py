@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roofline_bulk import check, wire
+from roofline_bulk import check, stimulus, wire
 from roofline_bulk import replay as replay_file
 from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_bulk.stimulus import BLOCK, Shard, Vectors, exhaustive_range, random_range
@@ -83,6 +83,27 @@ def test_a_random_sweep_reaches_every_regime(top: str) -> None:
     want = check.expected_outputs(cfg, vectors)
     bins = check.coverage_bins(cfg, vectors, want, check.products(vectors))
     assert all(hits > 0 for hits in bins.values()), bins
+
+
+def test_log_uniform_values_spread_evenly_over_bit_lengths() -> None:
+    rng = np.random.Generator(np.random.PCG64(5))
+    bits, n = 12, 1 << 16
+    values = stimulus._log_uniform(rng, bits, n)
+    lengths = np.array([int(v).bit_length() for v in values])
+    counts = np.bincount(lengths, minlength=bits + 1)
+    assert counts.size == bits + 1  # no value of more than `bits` bits
+    assert np.all(np.abs(counts - n / (bits + 1)) < 0.06 * n / (bits + 1)), counts
+    top_length = values[lengths == bits]  # below the top bit, every bit is set about half the time
+    set_share = [np.count_nonzero(top_length & np.uint64(1 << b)) / top_length.size for b in range(bits - 1)]
+    assert all(0.44 < share < 0.56 for share in set_share), set_share
+
+
+def test_each_kind_takes_its_share_of_a_level() -> None:
+    rng = np.random.Generator(np.random.PCG64(6))
+    n = 1 << 16
+    kinds = stimulus._KIND_SLOTS[stimulus._below(rng, stimulus._KIND_SLOTS.size, n)]
+    shares = np.bincount(kinds, minlength=len(stimulus.KINDS)) / n
+    assert np.allclose(shares, np.array([1, 3, 3, 3, 1, 1]) / 12, atol=0.01), dict(zip(stimulus.KINDS, shares, strict=True))
 
 
 # --- the file layouts roofline_bulk_tb reads and writes --------------------------------------
