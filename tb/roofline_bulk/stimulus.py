@@ -182,7 +182,7 @@ def _log_uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
     return (rng.bit_generator.random_raw(n) & low_mask[length]) | top_bit[length]
 
 
-def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.int64]) -> tuple[Array, Array, Array]:
+def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.uint8]) -> tuple[Array, Array, Array]:
     """(bw, ai, peak_override + 1 or 0) of one level, each vector built for its kind."""
     n, w = peak.size, fmt.width
     bw = np.zeros(n, dtype=np.uint64)
