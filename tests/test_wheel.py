@@ -32,9 +32,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # No pip of its own, and no bytecode compiled ahead of time (together, over half the set-up):
     # this pip installs into it, and each module compiles when first imported.
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # Without PYTHONPATH: an entry that reaches the checkout (an empty one is the working folder)
+    # shows pip the editable install's metadata, and pip would skip the wheel as installed.
+    clean = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
                               "--no-compile", "--disable-pip-version-check", str(wheel)],
-                             capture_output=True, text=True, timeout=900)
+                             capture_output=True, text=True, timeout=900, env=clean)
     assert install.returncode == 0, install.stderr[-3000:]
     env = {"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "HOME": str(folder / "home"),
            "XDG_CACHE_HOME": str(folder / "cache"), "LANG": "C.UTF-8"}
