@@ -301,9 +301,10 @@ def run_in_order_of_needs(todo: list[list[Group]], run: Callable[[list[Group], d
     """Run every batch, `parallel` at a time; a batch that requires other groups starts as soon as
     they are scored, ahead of the batches still queued (in the labs it is the synthesis, the longest job)."""
     scored: dict[str, GroupScore] = {}
+    workers = max(1, parallel)
     waiting = [batch for batch in todo if batch[0].requires]
     ready = [batch for batch in todo if not batch[0].requires]
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         running: dict[Future[list[GroupScore]], list[Group]] = {}
         while waiting or ready or running:
             unblocked = [batch for batch in waiting if all(name in scored for name in batch[0].requires)]
@@ -312,7 +313,7 @@ def run_in_order_of_needs(todo: list[list[Group]], run: Callable[[list[Group], d
             for batch in reversed(unblocked):
                 waiting.remove(batch)
                 ready.insert(0, batch)
-            while ready and len(running) < max(1, parallel):
+            while ready and len(running) < workers:
                 batch = ready.pop(0)
                 running[pool.submit(run, batch, dict(scored))] = batch
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -19,6 +19,11 @@ MODES = ("random", "exhaustive", "replay")
 DEFAULT_BATCH = 1 << 17
 
 
+def has_levels(top: str) -> bool:
+    """A module with memory levels (LEVELS), not the one-level roofline_attainable."""
+    return "LEVELS" in MODULES[top].parameters
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """One bulk sweep: what is swept, on which simulator, and how it is cut into batches."""
@@ -69,8 +74,7 @@ class SweepConfig:
 
     @property
     def hierarchy(self) -> bool:
-        """A module with memory levels (LEVELS), not the one-level roofline_attainable."""
-        return "LEVELS" in MODULES[self.top].parameters
+        return has_levels(self.top)
 
     @property
     def total(self) -> int:

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from roofline_tb.config import SIMS
-from roofline_tb.contract import MODULES, ParamSet
+from roofline_tb.contract import ParamSet
 from roofline_tb.paths import BUILD_ROOT, TB_DIR
 from roofline_tb.runner import BenchResult, Build, run_build
 from roofline_tb.sources import DropInError, rtl_sources, sources_digest
 from roofline_tb.tools import ToolError
 
-from .config import BULK_TOPS, DEFAULT_BATCH, SweepConfig
+from .config import BULK_TOPS, DEFAULT_BATCH, SweepConfig, has_levels
 from .stimulus import Shard
 
 BULK_DIR = TB_DIR / "bulk"
@@ -30,7 +30,7 @@ def default_lanes(sim: str, top: str) -> int:
     simulation, and 32 lanes only doubled its build time."""
     if sim != "verilator":
         return 1
-    return 8 if "LEVELS" in MODULES[top].parameters else 32
+    return 8 if has_levels(top) else 32
 
 
 def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
