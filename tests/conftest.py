@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.paths import BUILD_ROOT, RTL_DIR
+from roofline_core.runner import BUILD_TIMES_VARIABLE
 from roofline_flows.mutants import ridge_mutant_edit
-from roofline_tb.paths import BUILD_ROOT, RTL_DIR
-from roofline_tb.runner import BUILD_TIMES_VARIABLE
 
 # Seconds each test took: the last run's (build/), else the snapshot kept with the tests.
 DURATIONS_SNAPSHOT = Path(__file__).with_name("durations.json")

@@ -10,12 +10,12 @@ from collections import Counter
 
 import pytest
 
+from roofline_core.config import BenchConfig
+from roofline_core.contract import ParamSet
+from roofline_core.scoreboard import Scoreboard
 from roofline_golden import QFormat, fixed
 from roofline_tb import functional_coverage as functional
 from roofline_tb.checkers import AttainableChecker, hierarchy_batch, judge_attainable, judge_hierarchy
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import ParamSet
-from roofline_tb.scoreboard import Scoreboard
 from roofline_tb.stimulus import RateVector, rate_vectors
 
 SMALL = ParamSet(8, 8, 3, 16)

@@ -11,10 +11,11 @@ import pytest
 from roofline_bulk import check, stimulus, wire
 from roofline_bulk import replay as replay_file
 from roofline_bulk.config import BULK_TOPS, SweepConfig
-from roofline_bulk.stimulus import BLOCK, Shard, Vectors, exhaustive_range, random_range
-from roofline_bulk.wire import Outputs
+from roofline_bulk.stimulus import BLOCK, Shard, exhaustive_range, random_range
+from roofline_core import judge
+from roofline_core.contract import ParamSet
+from roofline_core.judge import Outputs, Vectors
 from roofline_golden import QFormat, vector
-from roofline_tb.contract import ParamSet
 
 DEFAULT_SET = ParamSet()
 
@@ -80,8 +81,8 @@ def test_exhaustive_sweeps_that_are_too_big_are_refused() -> None:
 def test_a_random_sweep_reaches_every_regime(top: str) -> None:
     cfg = config(top)
     vectors = cfg.vectors(0, BLOCK)
-    want = check.expected_outputs(cfg, vectors)
-    bins = check.coverage_bins(cfg, vectors, want, check.products(vectors))
+    want = judge.expected_outputs(cfg, vectors)
+    bins = judge.coverage_bins(cfg, vectors, want, judge.products(vectors))
     assert all(hits > 0 for hits in bins.values()), bins
 
 
@@ -184,7 +185,7 @@ def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
 def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int, sim: str) -> None:
     cfg = replace(config(top, ParamSet(16, 12, 4), lanes), sim=sim)
     vectors = cfg.vectors(0, 777)
-    want = check.expected_outputs(cfg, vectors)
+    want = judge.expected_outputs(cfg, vectors)
     got = wire.read_outputs(cfg, encode_output_file(cfg, want), 777)
     for name in ("cap", "mem_bound", "binding", "level_caps"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
@@ -194,7 +195,7 @@ def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int, sim: 
 def test_a_short_output_file_is_an_error_not_a_pass(sim: str) -> None:
     cfg = replace(config(), sim=sim)
     vectors = cfg.vectors(0, 64)
-    data = encode_output_file(cfg, check.expected_outputs(cfg, vectors))
+    data = encode_output_file(cfg, judge.expected_outputs(cfg, vectors))
     with pytest.raises(AssertionError, match="result beats"):
         wire.read_outputs(cfg, data[: len(data) // 2], 64)
 
@@ -205,7 +206,7 @@ def test_a_short_output_file_is_an_error_not_a_pass(sim: str) -> None:
 def test_a_wrong_cap_is_reported_with_inputs_expected_actual_and_a_rerun_line() -> None:
     cfg = config(count=5000)
     vectors = cfg.vectors(0, 5000)
-    want = check.expected_outputs(cfg, vectors)
+    want = judge.expected_outputs(cfg, vectors)
     memory_rows = np.flatnonzero(want.mem_bound)
     row = int(memory_rows[7])
     wrong_cap = want.cap.copy()
@@ -222,7 +223,7 @@ def test_a_wrong_cap_is_reported_with_inputs_expected_actual_and_a_rerun_line() 
 def test_a_hierarchy_binding_error_is_caught() -> None:
     cfg = config("roofline_hierarchy", count=3000)
     vectors = cfg.vectors(0, 3000)
-    want = check.expected_outputs(cfg, vectors)
+    want = judge.expected_outputs(cfg, vectors)
     binding = want.binding.copy()
     binding[10] = (binding[10] + 1) % (cfg.levels + 1)
     outcome = check.check_batch(cfg, vectors, Outputs(want.cap, want.mem_bound, binding, want.level_caps))
@@ -237,9 +238,9 @@ def test_the_error_bound_check_does_not_lean_on_the_model(param_set: ParamSet) -
     peak, bw, ai = vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0]
     cap, mem_bound = vector.attainable(fmt, peak, bw, ai)
     product = vector.mul_wide(ai, bw)
-    assert not check.outside_error_bound(fmt, peak, product, cap).any()
+    assert not judge.outside_error_bound(fmt, peak, product, cap).any()
     nudged = np.where(cap > 0, cap - np.uint64(1), cap)
-    flagged = check.outside_error_bound(fmt, peak, product, nudged)
+    flagged = judge.outside_error_bound(fmt, peak, product, nudged)
     f = fmt.frac_bits
     tie = (product[1] & np.uint64((1 << f) - 1)) == np.uint64(1 << (f - 1))
     changed = nudged != cap

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from roofline_bulk.config import BULK_TOPS, SweepConfig
+from roofline_bulk.engine import default_lanes, run_sweep
 from roofline_bulk.stimulus import BLOCK, Shard
-from roofline_bulk.sweep import default_lanes, run_sweep
-from roofline_tb.config import SIMS
-from roofline_tb.contract import PARAM_SETS, ParamSet
-from roofline_tb.runner import BenchResult
+from roofline_core.config import SIMS
+from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.runner import BenchResult
 
 # Vectors per regression sweep: Icarus runs about 50k attainable and 10k hierarchy vectors/s.
 SWEEP_SIZE = {("verilator", "roofline_attainable"): 1_000_000, ("verilator", "roofline_hierarchy"): 300_000,

@@ -13,8 +13,8 @@ from roofline_cli import main as cli
 from roofline_cli.document import schema
 from roofline_cli.place import place
 from roofline_cli.platform import load
+from roofline_core.paths import REPO_ROOT
 from roofline_golden import cases
-from roofline_tb.paths import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
 DOCUMENT = EXAMPLES / "document.toml"

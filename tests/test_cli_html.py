@@ -14,7 +14,7 @@ import pytest
 from roofline_cli import main as cli
 from roofline_cli.place import place
 from roofline_cli.platform import load
-from roofline_tb.paths import EXAMPLES_DIR
+from roofline_core.paths import EXAMPLES_DIR
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from roofline_cli import main as cli
 from roofline_cli import plot as plotting
-from roofline_tb.paths import REPO_ROOT
+from roofline_core.paths import REPO_ROOT
 
 NUMBERS = st.one_of(
     st.integers(-10, 10**6),

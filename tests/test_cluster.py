@@ -23,11 +23,11 @@ import pytest
 
 from roofline_bulk import cluster
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.sweep import run_sweep
+from roofline_bulk.engine import run_sweep
+from roofline_core.contract import ParamSet
+from roofline_core.paths import RTL_DIR
+from roofline_core.workers import ClusterError, connect
 from roofline_course import grade_all
-from roofline_tb.contract import ParamSet
-from roofline_tb.paths import RTL_DIR
-from roofline_tb.workers import ClusterError, connect
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.sim

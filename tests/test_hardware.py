@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.config import BenchConfig
+from roofline_core.contract import PARAM_SETS
+from roofline_core.paths import RTL_DIR
+from roofline_core.runner import GATE_LEVEL_TOPS, run_bench
+from roofline_core.sources import rtl_sources
+from roofline_core.tools import eda_command, tool_available, yosys_available, yosys_command
 from roofline_flows import mutants_yosys, synth
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import PARAM_SETS
-from roofline_tb.paths import RTL_DIR
-from roofline_tb.runner import GATE_LEVEL_TOPS, run_bench
-from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import eda_command, tool_available, yosys_available, yosys_command
 
 needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 SMALL_SET = PARAM_SETS[2]

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.contract import ParamSet
+from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
+from roofline_core.tools import tool_available
 from roofline_course import grade as grading
 from roofline_course.grade import simulator_stop
 from roofline_course.intake import stage
 from roofline_course.labs import LabError, available, load_lab
 from roofline_course.precheck import _compare_ports, summarize_compile_errors
 from roofline_flows.mutants import ridge_mutant_edit
-from roofline_tb.contract import ParamSet
-from roofline_tb.paths import LABS_DIR, REPO_ROOT, RTL_DIR
-from roofline_tb.tools import tool_available
 
 LABS = available()
 HAS_YOSYS = tool_available("yosys") and tool_available("nextpnr-ice40")

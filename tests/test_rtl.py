@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from roofline_tb.config import SIMS, BenchConfig
-from roofline_tb.contract import PARAM_SETS, TOPS, ParamSet
-from roofline_tb.runner import BenchResult, run_bench
+from roofline_core.config import SIMS, BenchConfig
+from roofline_core.contract import PARAM_SETS, TOPS, ParamSet
+from roofline_core.runner import BenchResult, run_bench
 
 
 def run_or_fail(cfg: BenchConfig) -> BenchResult:

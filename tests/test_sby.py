@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.contract import MODULES, modules_with
+from roofline_core.paths import RTL_DIR
+from roofline_core.tools import ToolError
 from roofline_flows import sby
 from roofline_flows.mutants import ridge_mutant_edit
-from roofline_tb.contract import MODULES, modules_with
-from roofline_tb.paths import RTL_DIR
-from roofline_tb.tools import ToolError
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 FAST = [name for name in TASKS if not TASKS[name].name.startswith(("data_", "equiv_"))]  # those run in make prove

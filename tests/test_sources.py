@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb.paths import RTL_DIR
-from roofline_tb.sources import DropInError, rtl_sources
+from roofline_core.paths import RTL_DIR
+from roofline_core.sources import DropInError, rtl_sources
 
 
 def test_project_sources_by_default() -> None:

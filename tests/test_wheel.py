@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from roofline_tb.paths import EXAMPLES_DIR, REPO_ROOT, RTL_DIR
+from roofline_core.paths import EXAMPLES_DIR, REPO_ROOT, RTL_DIR
 
 pytestmark = pytest.mark.sim
 
@@ -26,7 +26,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
                     str(REPO_ROOT)], check=True, capture_output=True, cwd=folder)
     wheel = next((folder / "dist").glob("roofline_hw-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
-        shipped = {Path(name).name: archive.read(name) for name in archive.namelist() if name.startswith("roofline_tb/rtl/")}
+        shipped = {Path(name).name: archive.read(name) for name in archive.namelist() if name.startswith("roofline_core/rtl/")}
     assert shipped == {path.name: path.read_bytes() for path in RTL_DIR.glob("*.sv")}, "the wheel's RTL is not rtl/"
     venv = folder / "venv"
     # No pip of its own, and no bytecode compiled ahead of time (together, over half the set-up):

@@ -91,7 +91,7 @@ def vectors_for(fmt: QFormat, platform: Platform, placements: list[Placement], b
 
 def module_for(by_counts: bool) -> str:
     """The RTL module that computes these placements: the contract table names one for each role."""
-    from roofline_tb.contract import cli_module
+    from roofline_core.contract import cli_module
 
     return cli_module("counts" if by_counts else "rates")
 
@@ -99,10 +99,10 @@ def module_for(by_counts: bool) -> str:
 def simulate(
     sim: str, fmt: QFormat, levels: int, by_counts: bool, vectors: list[dict[str, object]], work: Path
 ) -> list[dict[str, int]]:
-    from roofline_tb.contract import ParamSet
-    from roofline_tb.paths import BUILD_ROOT, CLI_BENCH_DIR
-    from roofline_tb.runner import Build, run_build
-    from roofline_tb.sources import rtl_sources, sources_digest
+    from roofline_core.contract import ParamSet
+    from roofline_core.paths import BUILD_ROOT, CLI_BENCH_DIR
+    from roofline_core.runner import Build, run_build
+    from roofline_core.sources import rtl_sources, sources_digest
 
     top = module_for(by_counts)
     param_set = ParamSet(fmt.int_bits, fmt.frac_bits, levels, COUNT_BITS)

@@ -25,15 +25,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from roofline_core.config import SIMS, BenchConfig
+from roofline_core.paths import BUILD_ROOT
+from roofline_core.tools import ToolError
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
-from roofline_tb.config import SIMS, BenchConfig
-from roofline_tb.paths import BUILD_ROOT
-from roofline_tb.tools import ToolError
 
 from . import reports, sandbox
 from .hints import hints_for
 from .labs import Group, Lab, LabError, load_lab
-from .precheck import INSIDE, STAGES, Precheck, precheck
+from .precheck import INSIDE, Precheck, precheck
+from .results import Grade, GroupScore
 
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14
@@ -42,49 +43,6 @@ VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ bui
 AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
 COUNTS = re.compile(r"(\d+) checked, (\d+) failed")
 FAILING = re.compile(r"^failing: (.*)$", re.M)
-
-
-@dataclass
-class GroupScore:
-    group: Group
-    score: float
-    status: str  # pass, partial, fail, timeout, crash, error, skipped, not run
-    detail: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    failing: list[str] = field(default_factory=list)  # every failing case or vector, "test: name"
-    rerun: str = ""
-    log: str = ""
-
-    @property
-    def full(self) -> bool:
-        return self.score >= self.group.weight
-
-
-@dataclass
-class Grade:
-    lab: Lab
-    submission: str
-    check: Precheck
-    scores: list[GroupScore]
-    sim: str = "icarus"
-
-    @property
-    def score(self) -> float:
-        return sum(s.score for s in self.scores)
-
-    @property
-    def gradable(self) -> bool:
-        return self.check.ok
-
-    @property
-    def status(self) -> str:
-        if not self.check.ok:
-            return STAGES[self.check.stage]
-        if any(s.status == "timeout" for s in self.scores):
-            return "timeout"
-        if any(s.status == "crash" for s in self.scores):
-            return "crash"
-        return "graded"
 
 
 def slug(text: str) -> str:

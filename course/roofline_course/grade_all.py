@@ -33,9 +33,9 @@ from pathlib import Path
 from queue import Queue
 from typing import Any
 
-from roofline_tb.config import SIMS
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
-from roofline_tb.workers import ClusterError, code_digest, connect, worker_count, worker_name
+from roofline_core.config import SIMS
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
+from roofline_core.workers import ClusterError, code_digest, connect, worker_count, worker_name
 
 from . import dashboard, late, sandbox
 from .grade import slug
@@ -101,7 +101,7 @@ def _die_with_parent() -> None:
 def class_digest(lab: Lab) -> str:
     """What a grade depends on besides the submission: the lab, its hidden tests, the reference, the grader."""
     files = [*sorted(lab.folder.glob("*.toml")), *([lab.hidden_file] if lab.hidden_file else []), *sorted(RTL_DIR.glob("*.sv"))]
-    return code_digest(files, ("roofline_course", "roofline_tb", "roofline_golden"))
+    return code_digest(files, ("roofline_course", "roofline_core", "roofline_tb", "roofline_golden"))
 
 
 def grade_task(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, digest: str) -> dict[str, Any]:

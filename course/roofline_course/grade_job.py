@@ -17,11 +17,11 @@ import secrets
 import sys
 from pathlib import Path
 
+from roofline_core.config import BenchConfig
+from roofline_core.contract import ParamSet
+from roofline_core.runner import SimulatorStopped, exact_build, run_build
+from roofline_core.tools import eda_command, tool_available, tool_version
 from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import ParamSet
-from roofline_tb.runner import SimulatorStopped, exact_build, run_build
-from roofline_tb.tools import eda_command, tool_available, tool_version
 
 from .sandbox import RESULT_FD_VARIABLE
 

@@ -18,7 +18,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT
 
 from .labs import available, load_lab
 

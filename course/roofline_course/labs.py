@@ -13,8 +13,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_tb.contract import ParamSet, tops_with
-from roofline_tb.paths import LABS_DIR, bench_dir
+from roofline_core.contract import ParamSet, tops_with
+from roofline_core.paths import LABS_DIR, bench_dir
 
 KINDS = ("sim", "synthesis")
 # How a simulation group turns its tests into marks. "proportional" (the default): each test

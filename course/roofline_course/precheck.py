@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_tb.contract import MODULES, ParamSet
-from roofline_tb.tools import eda_command, yosys_available
+from roofline_core.contract import MODULES, ParamSet
+from roofline_core.tools import eda_command, yosys_available
 
 from . import sandbox
 from .intake import IntakeError, Submission, modules_in, reachable, select_design, stage, strip_comments

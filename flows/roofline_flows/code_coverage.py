@@ -15,10 +15,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import PARAM_SETS, TOPS
-from roofline_tb.paths import BUILD_ROOT, RTL_DIR
-from roofline_tb.runner import bench_build, run_build
+from roofline_core.config import BenchConfig
+from roofline_core.contract import PARAM_SETS, TOPS
+from roofline_core.paths import BUILD_ROOT, RTL_DIR
+from roofline_core.runner import bench_build, run_build
 
 REPORT_DIR = BUILD_ROOT / "coverage"
 _FIELD = re.compile("\x01([^\x02]+)\x02([^\x01]*)")

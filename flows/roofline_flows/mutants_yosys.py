@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline_tb.config import BenchConfig
-from roofline_tb.contract import CLOCK_PORT, CLOCK_PORTS, MODULES, RESET_PORT, ParamSet, sources_of, tops_with
-from roofline_tb.paths import BUILD_ROOT, RTL_DIR
-from roofline_tb.runner import exact_build, run_build
-from roofline_tb.tools import yosys_command
+from roofline_core.config import BenchConfig
+from roofline_core.contract import CLOCK_PORT, CLOCK_PORTS, MODULES, RESET_PORT, ParamSet, sources_of, tops_with
+from roofline_core.paths import BUILD_ROOT, RTL_DIR
+from roofline_core.runner import exact_build, run_build
+from roofline_core.tools import yosys_command
 
 SMALL = ParamSet(4, 4, 2, 16)
 TOPS = tops_with("mutants")

@@ -17,8 +17,8 @@ import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from roofline_tb.paths import BUILD_ROOT
-from roofline_tb.tools import ToolError
+from roofline_core.paths import BUILD_ROOT
+from roofline_core.tools import ToolError
 
 from . import sby
 

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from roofline_tb.paths import BUILD_ROOT, EXAMPLES_DIR, REPO_ROOT
+from roofline_core.paths import BUILD_ROOT, EXAMPLES_DIR, REPO_ROOT
 
 REPORT_DIR = BUILD_ROOT / "report"
 REGRESSION_XML = BUILD_ROOT / "regression.xml"

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from roofline_core.contract import CLOCK_PORTS, PORT_UNITS
+from roofline_core.paths import FORMAL_DIR
+from roofline_core.sources import rtl_sources
+from roofline_core.tools import ToolError
 from roofline_golden import QFormat, format_fraction
-from roofline_tb.contract import CLOCK_PORTS, PORT_UNITS
-from roofline_tb.paths import FORMAL_DIR
-from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ToolError
 
 SBY_DIR = FORMAL_DIR / "sby"
 RTL_PREFIX = "../../../rtl/"

@@ -22,11 +22,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_tb.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, tops_with
-from roofline_tb.contract import MODULES as MODULES_TABLE
-from roofline_tb.paths import BUILD_ROOT, REPO_ROOT
-from roofline_tb.sources import rtl_sources
-from roofline_tb.tools import ABC_WITHOUT_FRAIG, ToolError, eda_command, generic_synth, is_native, tool_version, yosys_command
+from roofline_core.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, tops_with
+from roofline_core.contract import MODULES as MODULES_TABLE
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT
+from roofline_core.sources import rtl_sources
+from roofline_core.tools import ABC_WITHOUT_FRAIG, ToolError, eda_command, generic_synth, is_native, tool_version, yosys_command
 
 SYNTH_DIR = BUILD_ROOT / "synth"
 PLACER_SEED = 1

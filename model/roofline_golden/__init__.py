@@ -7,18 +7,19 @@
 - `cases`: the document's cases and the spec's edge cases, from `cases.toml`.
 """
 
-from . import exact, fixed
+from . import defaults, exact, fixed
 from .qformat import QFormat, format_fraction, round_half_up
 
-DEFAULT_FORMAT = QFormat(24, 16)
-DEFAULT_LEVELS = 3
-DEFAULT_COUNT_BITS = 64
+DEFAULT_FORMAT = QFormat()
+DEFAULT_LEVELS = defaults.LEVELS
+DEFAULT_COUNT_BITS = defaults.COUNT_BITS
 
 __all__ = [
     "DEFAULT_COUNT_BITS",
     "DEFAULT_FORMAT",
     "DEFAULT_LEVELS",
     "QFormat",
+    "defaults",
     "exact",
     "fixed",
     "format_fraction",

@@ -10,6 +10,7 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
+from . import defaults
 from .qformat import QFormat
 
 GROUPS = ("document", "edge")
@@ -54,8 +55,8 @@ class Params:
     """The RTL parameters a case is resolved against."""
 
     fmt: QFormat
-    levels: int = 3
-    count_bits: int = 64
+    levels: int = defaults.LEVELS
+    count_bits: int = defaults.COUNT_BITS
 
     def names(self) -> dict[str, int]:
         return {

@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 
+from . import defaults
+
 
 @dataclass(frozen=True)
 class QFormat:
     """An unsigned UQ(int_bits).(frac_bits) format: value = raw / 2**frac_bits."""
 
-    int_bits: int = 24
-    frac_bits: int = 16
+    int_bits: int = defaults.INT_BITS
+    frac_bits: int = defaults.FRAC_BITS
 
     def __post_init__(self) -> None:
         if self.int_bits < 1 or self.frac_bits < 1:

@@ -19,8 +19,8 @@ from roofline_bulk import replay, wire
 from roofline_bulk.check import SweepTotals
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.helper import batch_paths, batch_slot, start_helpers
-from roofline_bulk.stimulus import Vectors
-from roofline_tb.describe import inputs_text
+from roofline_core.describe import inputs_text
+from roofline_core.judge import Vectors
 from roofline_tb.signals import read_bool, read_uint
 
 CLOCK_NS = 10

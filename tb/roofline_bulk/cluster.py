@@ -29,13 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from roofline_tb.paths import BUILD_ROOT
-from roofline_tb.sources import rtl_sources
-from roofline_tb.workers import ClusterError, code_digest, worker_count, worker_name
+from roofline_core.judge import Vectors
+from roofline_core.paths import BUILD_ROOT
+from roofline_core.sources import rtl_sources
+from roofline_core.workers import ClusterError, code_digest, worker_count, worker_name
 
 from . import replay
 from .config import SweepConfig
-from .stimulus import Shard, Vectors
+from .engine import BULK_DIR, run_sweep
+from .stimulus import Shard
 
 # Shards of a cluster sweep are cut on multiples of this many vectors (one-machine shards use BLOCK).
 SHARD_UNIT = 4096
@@ -58,15 +60,12 @@ class ShardOutcome:
 
 def content_digest(cfg: SweepConfig) -> str:
     """The RTL, the bulk testbench and the harness code a shard runs, by content."""
-    from .sweep import BULK_DIR
-
-    return code_digest([*rtl_sources(cfg.rtl), *sorted(BULK_DIR.iterdir())], ("roofline_golden", "roofline_tb", "roofline_bulk"))
+    return code_digest([*rtl_sources(cfg.rtl), *sorted(BULK_DIR.iterdir())],
+                       ("roofline_golden", "roofline_core", "roofline_tb", "roofline_bulk"))
 
 
 def run_shard(cfg: SweepConfig, expected_digest: str) -> ShardOutcome:
     """One shard, on a worker: the design is built once per worker process and reused for each shard."""
-    from .sweep import run_sweep
-
     worker = worker_name()
     if (found := content_digest(cfg)) != expected_digest:
         raise ClusterError(f"worker {worker} runs other RTL or harness code than the client ({found} != {expected_digest})")

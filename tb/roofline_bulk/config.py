@@ -6,16 +6,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roofline_core.config import decode, encode
+from roofline_core.contract import MODULES, ParamSet, tops_with
+from roofline_core.judge import Vectors
 from roofline_golden import QFormat
 from roofline_golden.cases import Params
-from roofline_tb.config import decode, encode
-from roofline_tb.contract import MODULES, ParamSet, tops_with
 
 from .replay import load_replay
-from .stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, Vectors, exhaustive_bits, exhaustive_range, random_range
+from .stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, exhaustive_bits, exhaustive_range, random_range
 
 BULK_TOPS = tops_with("bulk")
 MODES = ("random", "exhaustive", "replay")
+EXHAUSTIVE_FORMAT = QFormat(4, 4)  # make exhaustive's format when none is given: 16.7M vectors
 DEFAULT_BATCH = 1 << 17
 
 

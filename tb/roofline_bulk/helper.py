@@ -12,9 +12,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from .check import BatchOutcome, check_batch, expected_outputs
+from roofline_core.judge import Vectors, expected_outputs
+
+from .check import BatchOutcome, check_batch
 from .config import SweepConfig
-from .stimulus import Vectors, random_range
+from .stimulus import random_range
 from .wire import input_bytes, read_outputs
 
 _PENDING: dict[int, Vectors] = {}

@@ -4,14 +4,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from .stimulus import Vectors
+from roofline_core.judge import Vectors
+from roofline_golden import QFormat
 
-if TYPE_CHECKING:
-    from .config import SweepConfig
+
+class SweepConfig(Protocol):
+    """What a replay file records of its sweep (roofline_bulk.config.SweepConfig has it all)."""
+
+    @property
+    def top(self) -> str: ...
+    @property
+    def fmt(self) -> QFormat: ...
+    @property
+    def levels(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def mode(self) -> str: ...
 
 
 def save_failures(path: Path, cfg: SweepConfig, failing: Vectors) -> None:

@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
+from roofline_core.judge import Vectors
 from roofline_golden import QFormat
 from roofline_golden.vector import mul_wide
 
@@ -65,39 +66,6 @@ class Shard:
         first = units * self.index // self.count
         last = units * (self.index + 1) // self.count
         return min(first * unit, total), min(last * unit, total)
-
-
-@dataclass(frozen=True)
-class Vectors:
-    """N vectors of rates: peak (N,), bws and ais (N, L); `index` numbers them in the sweep."""
-
-    index: NDArray[np.int64]
-    peak: Array
-    bws: Array
-    ais: Array
-
-    def __len__(self) -> int:
-        return int(self.index.size)
-
-    def row(self, position: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-        """(peak, bws, ais) of one vector as Python ints."""
-        return (
-            int(self.peak[position]),
-            tuple(int(v) for v in self.bws[position]),
-            tuple(int(v) for v in self.ais[position]),
-        )
-
-    def take(self, where: NDArray[np.int64] | slice) -> Vectors:
-        return Vectors(self.index[where], self.peak[where], self.bws[where], self.ais[where])
-
-    @staticmethod
-    def concat(parts: list[Vectors]) -> Vectors:
-        return Vectors(
-            np.concatenate([p.index for p in parts]),
-            np.concatenate([p.peak for p in parts]),
-            np.concatenate([p.bws for p in parts]),
-            np.concatenate([p.ais for p in parts]),
-        )
 
 
 def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = BLOCK) -> Vectors:

@@ -1,78 +1,24 @@
-"""`make sweep` and `make exhaustive`: bulk sweeps on one simulator, with a summary."""
+"""`make sweep` and `make exhaustive`: the command line of bulk sweeps, on one simulator or a cluster, with a summary."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from roofline_tb.config import SIMS
-from roofline_tb.contract import ParamSet
-from roofline_tb.paths import BUILD_ROOT, TB_DIR
-from roofline_tb.runner import BenchResult, Build, run_build
-from roofline_tb.sources import DropInError, rtl_sources, sources_digest
-from roofline_tb.tools import ToolError
+from roofline_core.config import SIMS
+from roofline_core.contract import DEFAULT_SET, ParamSet
+from roofline_core.sources import DropInError
+from roofline_core.tools import ToolError
+from roofline_core.workers import ClusterError, connect, worker_count
 
-from .config import BULK_TOPS, DEFAULT_BATCH, SweepConfig, has_levels
+from . import cluster
+from .config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig
+from .engine import default_lanes, run_sweep
 from .stimulus import Shard
-
-BULK_DIR = TB_DIR / "bulk"
-
-
-def default_lanes(sim: str, top: str) -> int:
-    """Vectors per clock. Icarus is fastest at 1. On Verilator, 32 lanes of the one-level module ran
-    10^7 vectors 20-30% faster than 8; a module with memory levels is bound by its checks, not its
-    simulation, and 32 lanes only doubled its build time."""
-    if sim != "verilator":
-        return 1
-    return 8 if has_levels(top) else 32
-
-
-def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
-    """The build of one sweep; `variant` keeps concurrent runs of the same design apart."""
-    sources = [*rtl_sources(cfg.rtl), BULK_DIR / "roofline_bulk_tb.sv"]
-    if cfg.sim == "verilator":
-        sources += [BULK_DIR / "roofline_bulk_io.cpp", BULK_DIR / "roofline_bulk_tb.vlt"]  # DPI file I/O; what is public
-    tag = f"{cfg.top}-{cfg.param_set.tag}-x{cfg.lanes}-{sources_digest(sources)}"
-    folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}{'-' + variant if variant else ''}"
-    cfg = replace(cfg, out_dir=str(folder))
-    return Build(
-        sim=cfg.sim,
-        toplevel="roofline_bulk_tb",
-        test_module="test_roofline_bulk",
-        test_dir=BULK_DIR,
-        sources=sources,
-        parameters={
-            "INT_BITS": cfg.param_set.int_bits,
-            "FRAC_BITS": cfg.param_set.frac_bits,
-            "LEVELS": cfg.levels,
-            "HIERARCHY": int(cfg.hierarchy),
-            "LANES": cfg.lanes,
-        },
-        # numpy's OpenBLAS threads spin between calls, on the cores the simulator and helpers need.
-        env={**cfg.to_env(), "OPENBLAS_NUM_THREADS": "1"},
-        folder=folder,
-        seed=cfg.seed,
-        # The wrapper makes its own clock (#delays): Verilator needs --timing, hence C++20.
-        verilator_args=("--timing", "-CFLAGS", "-std=c++20", "-CFLAGS", "-O2"),
-        plus_args=(f"+roofline_dir={folder}",),
-        top_only=True,
-    )
-
-
-def run_sweep(cfg: SweepConfig, variant: str = "", quiet: bool = False) -> tuple[BenchResult, dict[str, Any] | None]:
-    """quiet: the simulator's output goes to sim.log in the build folder."""
-    build = sweep_build(cfg, variant)
-    stats_file = build.folder / "sweep_stats.json"
-    stats_file.unlink(missing_ok=True)
-    result = run_build(build, testcase="bulk_sweep", quiet=quiet)
-    stats = json.loads(stats_file.read_text()) if stats_file.exists() else None
-    return result, stats
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -83,9 +29,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("-n", "--count", type=int, default=1_000_000, help="vectors in the whole sweep (N=)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
     parser.add_argument("--shard", default=None, help="run shard i of n (SHARD=i/n)")
-    parser.add_argument("--int-bits", type=int, default=24)
-    parser.add_argument("--frac-bits", type=int, default=16)
-    parser.add_argument("--levels", type=int, default=3)
+    parser.add_argument("--int-bits", type=int, default=None,
+                        help=f"(default {DEFAULT_SET.int_bits}; an exhaustive sweep: {EXHAUSTIVE_FORMAT.int_bits})")
+    parser.add_argument("--frac-bits", type=int, default=None,
+                        help=f"(default {DEFAULT_SET.frac_bits}; an exhaustive sweep: {EXHAUSTIVE_FORMAT.frac_bits})")
+    parser.add_argument("--levels", type=int, default=DEFAULT_SET.levels)
     parser.add_argument("--lanes", type=int, default=None,
                         help="vectors per clock (default on Verilator: 32 for a one-level module, 8 for one with memory "
                         "levels; on Icarus: 1)")
@@ -96,7 +44,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--cluster", default=None,
                         help="run the shards as Dask tasks: a scheduler address or file, or local:K (CLUSTER=)")
     parser.add_argument("--shards", type=int, default=None, help="shards of a cluster sweep (default: from N and workers)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    default = EXHAUSTIVE_FORMAT if args.mode == "exhaustive" else DEFAULT_SET.params.fmt
+    args.int_bits = default.int_bits if args.int_bits is None else args.int_bits
+    args.frac_bits = default.frac_bits if args.frac_bits is None else args.frac_bits
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,10 +67,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_on_cluster(args: argparse.Namespace, configs: list[SweepConfig]) -> int:
-    from roofline_tb.workers import ClusterError, connect, worker_count
-
-    from . import cluster
-
     if args.shard or args.only is not None or args.replay:
         print("error: CLUSTER= cuts the sweep into shards itself: leave out SHARD=, ONLY= and REPLAY=", file=sys.stderr)
         return 2

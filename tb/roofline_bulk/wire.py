@@ -7,13 +7,12 @@ little-endian 64-bit word per field, in the same order, and the DPI code packs t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .stimulus import Vectors
+from roofline_core.judge import Outputs, Vectors
 
 if TYPE_CHECKING:
     from .config import SweepConfig
@@ -79,14 +78,6 @@ def input_bytes(cfg: SweepConfig, vectors: Vectors) -> tuple[bytes, int]:
     beat_bytes = -(-per_beat.shape[1] * width // 8)
     little = pack(per_beat, width).view(np.uint8)[:, :beat_bytes]
     return np.ascontiguousarray(little[:, ::-1]).tobytes(), beats  # $fread is big-endian
-
-
-@dataclass(frozen=True)
-class Outputs:
-    cap: NDArray[np.uint64]
-    mem_bound: NDArray[np.bool_]
-    binding: NDArray[np.int64]
-    level_caps: NDArray[np.uint64]  # (N, L); no columns for roofline_attainable
 
 
 def result_fields(cfg: SweepConfig) -> list[tuple[str, int]]:

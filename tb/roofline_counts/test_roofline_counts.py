@@ -16,11 +16,11 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge
 
+from roofline_core.config import BenchConfig
+from roofline_core.scoreboard import Field, Scoreboard, binding_text, selected
 from roofline_golden import cases, fixed, format_fraction
 from roofline_tb import functional_coverage as functional
 from roofline_tb.checkers import bench_rng, check_error_bound, pack_levels
-from roofline_tb.config import BenchConfig
-from roofline_tb.scoreboard import Field, Scoreboard, binding_text, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, periods_until_rise, read_bool, read_uint
 from roofline_tb.stimulus import log_uniform
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import cocotb
 
+from roofline_core.config import BenchConfig
+from roofline_core.scoreboard import Scoreboard
 from roofline_tb import functional_coverage as functional
 from roofline_tb.checkers import HierarchyChecker, directed, sweep
-from roofline_tb.config import BenchConfig
-from roofline_tb.scoreboard import Scoreboard
 from roofline_tb.signals import check_width
 from roofline_tb.stimulus import RateVector
 

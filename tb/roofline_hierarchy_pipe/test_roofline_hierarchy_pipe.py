@@ -18,11 +18,11 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
+from roofline_core.config import BenchConfig
+from roofline_core.describe import inputs_text
+from roofline_core.scoreboard import Scoreboard, selected
 from roofline_tb import functional_coverage as functional
 from roofline_tb.checkers import bench_rng, directed, drive_rates, hierarchy_batch, read_hierarchy_outputs, report_unresolved
-from roofline_tb.config import BenchConfig
-from roofline_tb.describe import inputs_text
-from roofline_tb.scoreboard import Scoreboard, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, read_bool
 from roofline_tb.stimulus import RateVector, rate_vectors
 

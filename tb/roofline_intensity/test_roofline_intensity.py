@@ -17,10 +17,10 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
+from roofline_core.config import BenchConfig
+from roofline_core.scoreboard import Field, Scoreboard, selected
 from roofline_golden import cases, exact, fixed, format_fraction
 from roofline_tb import functional_coverage as functional
-from roofline_tb.config import BenchConfig
-from roofline_tb.scoreboard import Field, Scoreboard, selected
 from roofline_tb.signals import UnresolvedOutput, check_width, periods_until_rise, read_bool, read_uint
 from roofline_tb.stimulus import count_vectors
 

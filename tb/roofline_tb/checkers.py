@@ -8,13 +8,13 @@ from typing import Any
 
 from cocotb.triggers import Timer
 
+from roofline_core.config import BenchConfig
+from roofline_core.describe import exact_context, inputs_text
+from roofline_core.scoreboard import Field, Scoreboard, selected
 from roofline_golden import cases, fixed, format_fraction
 
 from . import functional_coverage as functional
 from .batch import RateBatch
-from .config import BenchConfig
-from .describe import exact_context, inputs_text
-from .scoreboard import Field, Scoreboard, selected
 from .signals import UnresolvedOutput, read_bool, read_uint
 from .stimulus import RateVector, rate_vectors
 

@@ -13,9 +13,8 @@ import logging
 from collections import Counter
 from pathlib import Path
 
+from roofline_core.contract import MODULES
 from roofline_golden import QFormat
-
-from .contract import MODULES
 
 RATE_BINS = (
     "memory-bound",

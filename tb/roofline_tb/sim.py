@@ -12,11 +12,11 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
-from .config import DEFAULT_SWEEP, SIMS, BenchConfig
-from .contract import MODULES, TOPS, ParamSet
-from .runner import GATE_LEVEL_TOPS, BenchResult, bench_build, run_bench
-from .sources import DropInError
-from .tools import ToolError
+from roofline_core.config import DEFAULT_SWEEP, SIMS, BenchConfig
+from roofline_core.contract import DEFAULT_SET, MODULES, TOPS, ParamSet
+from roofline_core.runner import GATE_LEVEL_TOPS, BenchResult, bench_build, run_bench
+from roofline_core.sources import DropInError
+from roofline_core.tools import ToolError
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -24,11 +24,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--sim", default="icarus", choices=SIMS)
     parser.add_argument("--top", default="all", help=f"one of {', '.join(TOPS)}, or all")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
-    parser.add_argument("--int-bits", type=int, default=24)
-    parser.add_argument("--frac-bits", type=int, default=16)
-    parser.add_argument("--levels", type=int, default=3)
-    parser.add_argument("--count-bits", type=int, default=64)
-    parser.add_argument("--mul-stages", type=int, default=1, choices=(1, 2, 3, 4),
+    parser.add_argument("--int-bits", type=int, default=DEFAULT_SET.int_bits)
+    parser.add_argument("--frac-bits", type=int, default=DEFAULT_SET.frac_bits)
+    parser.add_argument("--levels", type=int, default=DEFAULT_SET.levels)
+    parser.add_argument("--count-bits", type=int, default=DEFAULT_SET.count_bits)
+    parser.add_argument("--mul-stages", type=int, default=DEFAULT_SET.mul_stages, choices=(1, 2, 3, 4),
                         help="the pipelined hierarchy's multiply stages")
     parser.add_argument("--sweep", type=int, default=DEFAULT_SWEEP, help="random vectors per sweep")
     parser.add_argument("--testcase", default=None, help="run only this cocotb test (TESTCASE=)")

@@ -3,7 +3,7 @@
 The YoWASP runtime maps /tmp to a private empty folder for each run, so a script that reads or
 writes a file under /tmp (pytest's temporary folders, a drop-in kept there) would silently miss
 it. This launcher gives the guest's /tmp the real /tmp instead; the private folder is still made
-and removed by the runtime, unused. Run as `python -m roofline_tb.yowasp <tool> <its arguments>`,
+and removed by the runtime, unused. Run as `python -m roofline_core.yowasp <tool> <its arguments>`,
 where the tool is one of TOOLS.
 """
 
@@ -39,7 +39,7 @@ def _preopen_real_tmp(self: wasmtime.WasiConfig, path: str, guest_path: str, *ar
 
 def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in TOOLS:
-        print(f"usage: python -m roofline_tb.yowasp {{{','.join(TOOLS)}}} ARGS...", file=sys.stderr)
+        print(f"usage: python -m roofline_core.yowasp {{{','.join(TOOLS)}}} ARGS...", file=sys.stderr)
         return 2
     module, entry = TOOLS[sys.argv[1]]
     global PRIVATE_TMP

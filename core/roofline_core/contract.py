@@ -12,10 +12,11 @@ Adding a top-level module: its RTL in rtl/, its bench in tb/<module>/test_<modul
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from roofline_golden import QFormat, cases
+from roofline_golden import QFormat, cases, defaults
 from roofline_golden.cases import Params
 
 # ---------------------------------------------------------------- parameter sets
@@ -25,10 +26,10 @@ from roofline_golden.cases import Params
 class ParamSet:
     """One parameterization of the RTL; `tag` names its build folder and test id."""
 
-    int_bits: int = 24
-    frac_bits: int = 16
-    levels: int = 3
-    count_bits: int = 64
+    int_bits: int = defaults.INT_BITS
+    frac_bits: int = defaults.FRAC_BITS
+    levels: int = defaults.LEVELS
+    count_bits: int = defaults.COUNT_BITS
     mul_stages: int = 1  # roofline_hierarchy_pipe's multiplication stages
 
     @property
@@ -40,6 +41,10 @@ class ParamSet:
     def params(self) -> Params:
         return Params(QFormat(self.int_bits, self.frac_bits), self.levels, self.count_bits)
 
+    def for_parameters(self) -> dict[str, int]:
+        """Every parameter this set gives, by its Verilog name."""
+        return {name.upper(): value for name, value in dataclasses.asdict(self).items()}
+
     def for_module(self, top: str) -> dict[str, int]:
         """The Verilog parameters that `top` takes, at this set's values."""
         return {name: getattr(self, name.lower()) for name in MODULES[top].parameters}
@@ -49,7 +54,7 @@ class ParamSet:
 # format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's multiply in 1, 2 and
 # 3 stages.
 PARAM_SETS = (
-    ParamSet(24, 16, 3, 64),
+    ParamSet(),
     ParamSet(16, 12, 4, 48, mul_stages=2),
     ParamSet(8, 8, 1, 16, mul_stages=3),
 )
@@ -159,14 +164,14 @@ class Module:
         return flow in self.flows
 
 
-FORMAT = {"INT_BITS": 24, "FRAC_BITS": 16}
+FORMAT = {"INT_BITS": defaults.INT_BITS, "FRAC_BITS": defaults.FRAC_BITS}
 ALL_TOP_FLOWS = frozenset({"bench", "synth", "lab"})
 
 _TABLE = (
     # Building blocks: no bench of their own; linted at the values given.
     Module("roofline_param_check", "the parameter guard: an out-of-range value stops elaboration with its name",
            {"INT_BITS": 1, "FRAC_BITS": 1, "LEVELS": 1, "COUNT_BITS": 1, "MUL_STAGES": 1}, (), ("roofline_param_check",),
-           lint_sets=({"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 3, "COUNT_BITS": 64, "MUL_STAGES": 2},)),
+           lint_sets=({**DEFAULT_SET.for_parameters(), "MUL_STAGES": 2},)),
     Module("roofline_round_cap", "one level's verdict and rounded cap, from its full-precision product",
            FORMAT, (*_inputs(("peak_i", "W"), ("product_i", "2*W")), *_outputs(("mem_bound_o", "1"), ("cap_o", "W"))),
            ("roofline_round_cap",), frozenset({"prove"}), lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
@@ -180,7 +185,7 @@ _TABLE = (
            (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
             *_outputs(("cap_o", "W"), ("binding_o", "IDX_W"))),
            ("roofline_binding",),
-           lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {"INT_BITS": 24, "FRAC_BITS": 16, "LEVELS": 4})),
+           lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {**FORMAT, "LEVELS": 4})),
     Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
            (*CLOCK, *_inputs(("valid_i", "1")), *_outputs(("ready_o", "1")), *_inputs(("data_i", "WIDTH")),
             *_outputs(("valid_o", "1")), *_inputs(("ready_i", "1")), *_outputs(("data_o", "WIDTH"))),
@@ -200,7 +205,7 @@ _TABLE = (
            {**FORMAT, "LEVELS": 3}, (*RATES_IN, *HIERARCHY_OUT),
            ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_binding", "roofline_hierarchy"),
            ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates", "binding", "level ties"), cli="rates",
-           fpga=(FpgaRun("small", SMALL_SET), FpgaRun("default-l1", ParamSet(24, 16, 1, 64)))),
+           fpga=(FpgaRun("small", SMALL_SET), FpgaRun("default-l1", ParamSet(levels=1)))),
     Module("roofline_intensity", "arithmetic intensity from operation and byte counts (a sequential divider)",
            {**FORMAT, "COUNT_BITS": 64},
            (*CLOCK, *_inputs(("start_i", "1"), ("ops_i", "COUNT_BITS"), ("bytes_i", "COUNT_BITS")),
@@ -215,9 +220,9 @@ _TABLE = (
            ("roofline_param_check", "roofline_round_cap", "roofline_binding", "roofline_hierarchy_pipe"),
            ALL_TOP_FLOWS | {"prove", "mutants"}, ("rates", "binding", "level ties", "handshake"),
            fpga=(FpgaRun("small", SMALL_SET), FpgaRun("small", SMALL_SET, "up5k"),
-                  FpgaRun("default-l1", ParamSet(24, 16, 1, 64)),
-                  FpgaRun("default-l1-mul2", ParamSet(24, 16, 1, 64, mul_stages=2)),
-                  FpgaRun("default-l1-mul4", ParamSet(24, 16, 1, 64, mul_stages=4), seeds=(1, 2, 3, 4, 5)),
+                  FpgaRun("default-l1", ParamSet(levels=1)),
+                  FpgaRun("default-l1-mul2", ParamSet(levels=1, mul_stages=2)),
+                  FpgaRun("default-l1-mul4", ParamSet(levels=1, mul_stages=4), seeds=(1, 2, 3, 4, 5)),
                   FpgaRun("default", DEFAULT_SET, "ecp5-85k"))),
     Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, "LEVELS": 3, "COUNT_BITS": 64},
            (*CLOCK, *_inputs(("start_i", "1"), ("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ops_i", "COUNT_BITS"),

@@ -69,7 +69,7 @@ def eda_command(tool: str) -> list[str]:
 
     if importlib.util.find_spec(TOOLS[tool][0]) is None:
         raise ToolError(f"no {tool}: pip install -e '.[eda]' (make sim installs it), or apt-get install {tool}")
-    return [sys.executable, "-m", "roofline_tb.yowasp", tool]  # with the real /tmp visible
+    return [sys.executable, "-m", "roofline_core.yowasp", tool]  # with the real /tmp visible
 
 
 def is_native(command: list[str]) -> bool:

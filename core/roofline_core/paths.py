@@ -4,7 +4,7 @@ ROOFLINE_BUILD moves every build product (simulator builds, reports, grades) out
 checkout; nothing else writes outside it.
 
 Installed from a wheel rather than run from a checkout, the package carries the RTL and the
-roofline command's cocotb job itself (roofline_tb.rtl, roofline_tb.cli_bench: see pyproject.toml),
+roofline command's cocotb job itself (roofline_core.rtl, roofline_core.cli_bench: see pyproject.toml),
 and builds go to the user's cache folder.
 """
 

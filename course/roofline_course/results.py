@@ -1,0 +1,54 @@
+"""What grading a submission produces: a score per group, and the grade that holds them.
+
+The orchestrator (grade) makes these; every report (reports) is a view of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .labs import Group, Lab
+from .precheck import STAGES, Precheck
+
+
+@dataclass
+class GroupScore:
+    group: Group
+    score: float
+    status: str  # pass, partial, fail, timeout, crash, error, skipped, not run
+    detail: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    failing: list[str] = field(default_factory=list)  # every failing case or vector, "test: name"
+    rerun: str = ""
+    log: str = ""
+
+    @property
+    def full(self) -> bool:
+        return self.score >= self.group.weight
+
+
+@dataclass
+class Grade:
+    lab: Lab
+    submission: str
+    check: Precheck
+    scores: list[GroupScore]
+    sim: str = "icarus"
+
+    @property
+    def score(self) -> float:
+        return sum(s.score for s in self.scores)
+
+    @property
+    def gradable(self) -> bool:
+        return self.check.ok
+
+    @property
+    def status(self) -> str:
+        if not self.check.ok:
+            return STAGES[self.check.stage]
+        if any(s.status == "timeout" for s in self.scores):
+            return "timeout"
+        if any(s.status == "crash" for s in self.scores):
+            return "crash"
+        return "graded"
