@@ -69,14 +69,16 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bi
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
            $(if $(filter 1 yes true,$(V)),--verbose) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 
-.PHONY: help sim test lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
+.PHONY: help sim test test-all lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator
 
 help:
 	@echo "roofline-hw: a verified fixed-point roofline unit"
 	@echo ""
 	@echo "  make sim        run the cocotb testbenches (SIM=icarus|verilator, TOP=<module>|all)"
-	@echo "  make test       the whole pytest regression: model tests, both simulators, every parameter set"
+	@echo "  make test       the everyday regression (about two minutes): the model, the contract, every bench on both"
+	@echo "                  simulators, bulk, the fast proofs, the CLI, a smoke test of the rest; RTL=<yours>: what runs it"
+	@echo "  make test-all   every test: all parameter sets, hostile submissions, clusters, the wheel, every proof (CI)"
 	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
 	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
 	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
@@ -99,7 +101,7 @@ help:
 	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1 JOBS=<benches at once>"
 	@echo "                  INT_BITS= FRAC_BITS= LEVELS= COUNT_BITS= MUL_STAGES= N= RTL=<file or folder>"
 	@echo "                  (the defaults: .venv/bin/python -m roofline_tb.sim --help)"
-	@echo "make test options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto"
+	@echo "make test / test-all options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto, PYTEST_ARGS="
 	@echo "make sweep options: N= SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
 	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
 	@echo "make exhaustive options: INT_BITS=4 FRAC_BITS=4 SIM=verilator TOP=... SHARD=i/n"
@@ -127,9 +129,17 @@ $(STAMP): pyproject.toml | prereqs
 sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
 	@$(VPY) -m roofline_tb.sim $(SIM_ARGS)
 
+# make test: the everyday tier (tests not marked full); with RTL=, every test that exercises the
+# given RTL, in both tiers. make test-all: every test, the full tier included (CI runs it).
+PYTEST = ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
+	  $(VPY) -m pytest -n $(JOBS) --durations=10
+TEST_SELECTION = $(if $(or $(RTL),$(ROOFLINE_RTL)),-m rtl,-m "not full")
+
 test: prereqs prereqs-verilator $(STAMP)
-	@ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
-	  $(VPY) -m pytest -n $(JOBS) --durations=10 --junitxml=build/regression.xml $(PYTEST_ARGS)
+	@$(PYTEST) --junitxml=build/regression.xml $(TEST_SELECTION) $(PYTEST_ARGS)
+
+test-all: prereqs prereqs-verilator $(STAMP)
+	@$(PYTEST) --junitxml=build/regression-all.xml $(PYTEST_ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_bulk.sweep --mode random $(if $(call given,N,),-n $(N)) $(SWEEP_ARGS)

@@ -17,7 +17,7 @@ from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_bulk.engine import default_lanes, run_sweep
 from roofline_bulk.stimulus import BLOCK, Shard
 from roofline_core.config import SIMS
-from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.contract import DEFAULT_SET, PARAM_SETS, ParamSet
 from roofline_core.runner import BenchResult
 
 # Vectors per regression sweep: Icarus runs about 50k attainable and 10k hierarchy vectors/s.
@@ -38,12 +38,26 @@ def passed(result: BenchResult) -> bool:
     return result.failed == 0 and result.passed > 0
 
 
+# make test sweeps each module at the default set on Verilator, with fewer vectors; make test-all
+# sweeps every set on both simulators, and a million vectors once.
+EVERYDAY_SIZE = {"roofline_attainable": 200_000, "roofline_hierarchy": 50_000}
+
+
+def everyday(param_set: ParamSet, sim: str) -> bool:
+    return param_set == DEFAULT_SET and sim == "verilator"
+
+
+CASES = [pytest.param(top, p, sim, EVERYDAY_SIZE[top] if everyday(p, sim) else SWEEP_SIZE[(sim, top)],
+                      id=f"{top}-{p.tag}-{sim}", marks=() if everyday(p, sim) else pytest.mark.full)
+         for top in BULK_TOPS for p in PARAM_SETS for sim in SIMS]
+CASES.append(pytest.param("roofline_attainable", DEFAULT_SET, "verilator", SWEEP_SIZE[("verilator", "roofline_attainable")],
+                          id=f"roofline_attainable-{DEFAULT_SET.tag}-verilator-1M", marks=pytest.mark.full))
+
+
 @pytest.mark.sim
-@pytest.mark.parametrize("sim", SIMS)
-@pytest.mark.parametrize("param_set", PARAM_SETS, ids=lambda p: p.tag)
-@pytest.mark.parametrize("top", BULK_TOPS)
-def test_bulk_sweep(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
-    count = SWEEP_SIZE[(sim, top)]
+@pytest.mark.rtl
+@pytest.mark.parametrize(("top", "param_set", "sim", "count"), CASES)
+def test_bulk_sweep(top: str, param_set: ParamSet, sim: str, count: int, seed: int) -> None:
     drop_in = os.environ.get("ROOFLINE_RTL") or None
     cfg = SweepConfig(top, sim, param_set, seed, count=count, lanes=default_lanes(sim, top), rtl=drop_in)
     result, stats = sweep(cfg)
@@ -52,6 +66,7 @@ def test_bulk_sweep(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
 
 
 @pytest.mark.sim
+@pytest.mark.full
 def test_exhaustive_uq4_4_on_verilator() -> None:
     """All 2^24 inputs of roofline_attainable at UQ4.4: the whole format, not a sample."""
     cfg = SweepConfig("roofline_attainable", "verilator", ParamSet(4, 4, 1), seed=0, mode="exhaustive")
@@ -70,6 +85,7 @@ def test_exhaustive_uq2_2_on_icarus(top: str) -> None:
 
 
 @pytest.mark.sim
+@pytest.mark.full
 def test_shards_run_separately_check_the_whole_sweep(seed: int) -> None:
     total = 2 * BLOCK + 100
     base = SweepConfig("roofline_attainable", "icarus", ParamSet(16, 12, 1), seed, count=total, lanes=1)
@@ -83,6 +99,7 @@ def test_shards_run_separately_check_the_whole_sweep(seed: int) -> None:
 
 
 @pytest.mark.sim
+@pytest.mark.full
 def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(seed: int, ridge_mutant: Path) -> None:
     cfg = SweepConfig("roofline_attainable", "icarus", ParamSet(), seed, count=20_000, lanes=1, rtl=str(ridge_mutant))
 

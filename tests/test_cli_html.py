@@ -16,6 +16,8 @@ from roofline_cli.place import place
 from roofline_cli.platform import load
 from roofline_core.paths import EXAMPLES_DIR
 
+pytestmark = pytest.mark.full  # a headless browser per page: make test-all
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
 READY = re.compile(r'"roofline page ready: (\d+) kernels"')

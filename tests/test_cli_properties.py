@@ -17,6 +17,8 @@ from roofline_cli import main as cli
 from roofline_cli import plot as plotting
 from roofline_core.paths import REPO_ROOT
 
+pytestmark = pytest.mark.full  # generated inputs by the hundred: make test-all
+
 NUMBERS = st.one_of(
     st.integers(-10, 10**6),
     st.floats(allow_nan=True, allow_infinity=True),

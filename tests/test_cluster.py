@@ -29,8 +29,9 @@ from roofline_core.paths import RTL_DIR
 from roofline_core.workers import ClusterError, connect
 from roofline_course import grade_all
 
+pytestmark = [pytest.mark.full, pytest.mark.sim]  # Dask clusters and killed workers: make test-all
+
 pytest.importorskip("distributed")
-pytestmark = pytest.mark.sim
 
 DASK = Path(sys.executable).parent / "dask"
 SHARDS = 10

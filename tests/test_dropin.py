@@ -38,6 +38,7 @@ def test_an_independent_correct_implementation_passes(top: str, seed: int) -> No
 
 
 @pytest.mark.sim
+@pytest.mark.full
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.id)
 def test_a_single_bug_is_caught(mutant: Mutant, seed: int) -> None:
     verdict = run_mutant(mutant, seed, sweep_size())

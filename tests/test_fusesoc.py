@@ -69,6 +69,7 @@ needs_yosys = pytest.mark.skipif(shutil.which("yosys") is None, reason="needs a 
 
 
 @pytest.mark.sim
+@pytest.mark.full
 @pytest.mark.parametrize("tool", ["icarus", "verilator"])
 def test_the_simulation_target_passes_every_vector(tool: str, tmp_path: Path) -> None:
     run = run_fusesoc(copy_core(tmp_path / "core"), tmp_path / "work", "sim", tool)
@@ -78,6 +79,7 @@ def test_the_simulation_target_passes_every_vector(tool: str, tmp_path: Path) ->
 
 
 @pytest.mark.sim
+@pytest.mark.full
 def test_the_simulation_target_fails_on_a_bug(tmp_path: Path, ridge_mutant: Path) -> None:
     cores = copy_core(tmp_path / "core")
     shutil.copy(ridge_mutant, cores / "rtl" / ridge_mutant.name)
@@ -87,12 +89,14 @@ def test_the_simulation_target_fails_on_a_bug(tmp_path: Path, ridge_mutant: Path
 
 
 @pytest.mark.sim
+@pytest.mark.full
 def test_the_lint_target_is_clean(tmp_path: Path) -> None:
     run = run_fusesoc(copy_core(tmp_path / "core"), tmp_path / "work", "lint", "verilator")
     assert run.returncode == 0 and "%Warning" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
 
 
 @needs_yosys
+@pytest.mark.full
 def test_the_synthesis_target_writes_an_ice40_netlist(tmp_path: Path) -> None:
     run = run_fusesoc(copy_core(tmp_path / "core"), tmp_path / "work", "synth", "yosys",
                       "--INT_BITS=8", "--FRAC_BITS=8", "--LEVELS=2")

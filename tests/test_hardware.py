@@ -20,6 +20,8 @@ from roofline_core.sources import rtl_sources
 from roofline_core.tools import eda_command, tool_available, yosys_available, yosys_command
 from roofline_flows import mutants_yosys, synth
 
+pytestmark = pytest.mark.full  # gate level, synthesis and place and route, mutants: make test-all
+
 needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 SMALL_SET = PARAM_SETS[2]
 

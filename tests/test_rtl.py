@@ -10,7 +10,7 @@ import os
 import pytest
 
 from roofline_core.config import SIMS, BenchConfig
-from roofline_core.contract import PARAM_SETS, TOPS, ParamSet
+from roofline_core.contract import DEFAULT_SET, PARAM_SETS, TOPS, ParamSet
 from roofline_core.runner import BenchResult, run_bench
 
 
@@ -21,10 +21,21 @@ def run_or_fail(cfg: BenchConfig) -> BenchResult:
         pytest.fail(f"{cfg.top} on {cfg.sim} ({cfg.param_set.tag}) did not build or run: {stop}")
 
 
+def everyday(top: str, param_set: ParamSet, sim: str) -> bool:
+    """make test's share: every bench on both simulators at the default set, and the pipeline at its
+    deepest multiply on Verilator; the other sets run in make test-all."""
+    deepest = max(p.mul_stages for p in PARAM_SETS)
+    return param_set == DEFAULT_SET or (top == "roofline_hierarchy_pipe" and param_set.mul_stages == deepest
+                                        and sim == "verilator")
+
+
+CASES = [pytest.param(top, p, sim, id=f"{top}-{p.tag}-{sim}", marks=() if everyday(top, p, sim) else pytest.mark.full)
+         for top in TOPS for p in PARAM_SETS for sim in SIMS]
+
+
 @pytest.mark.sim
-@pytest.mark.parametrize("sim", SIMS)
-@pytest.mark.parametrize("param_set", PARAM_SETS, ids=lambda p: p.tag)
-@pytest.mark.parametrize("top", TOPS)
+@pytest.mark.rtl
+@pytest.mark.parametrize(("top", "param_set", "sim"), CASES)
 def test_rtl(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
     cfg = BenchConfig(top, sim, param_set, seed, rtl=os.environ.get("ROOFLINE_RTL") or None)
     result = run_or_fail(cfg)

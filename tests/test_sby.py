@@ -16,6 +16,9 @@ from roofline_flows.mutants import ridge_mutant_edit
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 FAST = [name for name in TASKS if not TASKS[name].name.startswith(("data_", "equiv_"))]  # those run in make prove
+# make test proves the units whose tasks close in a few seconds; the pipeline's control proofs
+# and the counts cover run in make test-all.
+EVERYDAY = [name for name in FAST if not name.startswith(("roofline_hierarchy_pipe.control", "roofline_counts.cover"))]
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def test_every_unit_the_table_proves_has_a_proof_and_each_sequential_one_covers(
     assert any(t.params.get("INT_BITS") == 24 and t.params.get("FRAC_BITS") == 16 for t in TASKS.values())
 
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=() if n in EVERYDAY else pytest.mark.full) for n in FAST])
 def test_the_task_passes(name: str, command: list[str], tmp_path: Path) -> None:
     outcome = sby.run(TASKS[name], tmp_path, command, timeout=600)
     assert outcome.passed, "\n".join([outcome.summary, *outcome.detail])

@@ -16,7 +16,8 @@ import pytest
 
 from roofline_core.paths import EXAMPLES_DIR, REPO_ROOT, RTL_DIR
 
-pytestmark = pytest.mark.sim
+pytestmark = [pytest.mark.full, pytest.mark.sim]  # builds and installs the wheel: make test-all
+
 
 
 @pytest.fixture(scope="module")
