@@ -1,4 +1,4 @@
-"""The per-vector benches' batched judging (roofline_tb.batch) against judging one vector at a time:
+"""The per-vector benches' batched judging (roofline_bench.batch) against judging one vector at a time:
 the same verdicts, the same reports, the same coverage counts. No simulator: outputs come from
 the scalar golden model, with bugs put in by hand."""
 
@@ -10,13 +10,14 @@ from collections import Counter
 
 import pytest
 
+from roofline_bench.batch import RateBatch
+from roofline_bench.coverage import RATE_BINS, Coverage
+from roofline_bench.rates import judge_attainable, judge_hierarchy
+from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
 from roofline_core.scoreboard import Scoreboard
 from roofline_golden import QFormat, fixed
-from roofline_tb import functional_coverage as functional
-from roofline_tb.checkers import AttainableChecker, hierarchy_batch, judge_attainable, judge_hierarchy
-from roofline_tb.stimulus import RateVector, rate_vectors
 
 SMALL = ParamSet(8, 8, 3, 16)
 UQ8_8 = QFormat(8, 8)
@@ -34,18 +35,24 @@ def hierarchy_outputs(p: ParamSet, vector: RateVector) -> tuple[int, int, int, i
 
 
 def one_at_a_time(sb: Scoreboard, judge, vectors: list[RateVector], outputs: list[tuple[int, ...]]) -> Counter[str]:
-    functional.HITS.clear()
+    coverage = Coverage()
     for index, (vector, out) in enumerate(zip(vectors, outputs, strict=True)):
-        judge(sb, index, vector.kind, vector, out)
-    return Counter(functional.HITS)
+        judge(sb, coverage, index, vector.kind, vector, out)
+    return coverage.hits
 
 
-def batched(batch, vectors: list[RateVector], outputs: list[tuple[int, ...]]) -> Counter[str]:
-    functional.HITS.clear()
+def batch_of(sb: Scoreboard, judge, hierarchy: bool) -> RateBatch:
+    """A batch that judges a failing vector again with `judge`, as the benches' batches do."""
+    coverage = Coverage()
+    return RateBatch(sb, lambda vector_id, label, vector, outputs, sample: judge(
+        sb, coverage, vector_id, label, vector, outputs, sample=sample), hierarchy=hierarchy, coverage=coverage)
+
+
+def batched(batch: RateBatch, vectors: list[RateVector], outputs: list[tuple[int, ...]]) -> Counter[str]:
     for index, (vector, out) in enumerate(zip(vectors, outputs, strict=True)):
         batch.add(index, vector.kind, vector, out)
     batch.flush()
-    return Counter(functional.HITS)
+    return batch.coverage.hits
 
 
 @pytest.mark.parametrize("bug", [None, "cap", "level_cap", "binding"])
@@ -63,11 +70,11 @@ def test_a_hierarchy_batch_judges_as_one_vector_at_a_time(bug: str | None) -> No
             outputs[row] = (cap, mem_bound, (binding + 1) % (SMALL.levels + 1), packed)
     single, many = scoreboard("roofline_hierarchy"), scoreboard("roofline_hierarchy")
     single_bins = one_at_a_time(single, judge_hierarchy, vectors, outputs)
-    batch_bins = batched(hierarchy_batch(many), vectors, outputs)
+    batch_bins = batched(batch_of(many, judge_hierarchy, True), vectors, outputs)
     assert many.failed == single.failed == ({str(row) for row in broken} if bug else set())
     assert many.checked == single.checked == COUNT
     assert many.reports == single.reports
-    assert batch_bins == single_bins and all(batch_bins[name] > 0 for name in functional.RATE_BINS)
+    assert batch_bins == single_bins and all(batch_bins[name] > 0 for name in RATE_BINS)
 
 
 def test_an_attainable_batch_reports_a_cap_outside_the_error_bound() -> None:
@@ -82,7 +89,7 @@ def test_an_attainable_batch_reports_a_cap_outside_the_error_bound() -> None:
     outputs[row] = (outputs[row][0] + 3, outputs[row][1])
     single, many = scoreboard("roofline_attainable", p), scoreboard("roofline_attainable", p)
     single_bins = one_at_a_time(single, judge_attainable, vectors, outputs)
-    batch = AttainableChecker(None, many.cfg, many).batch()
+    batch = batch_of(many, judge_attainable, False)
     assert batched(batch, vectors, outputs) == single_bins
     assert many.failed == single.failed == {str(row)}
     assert many.reports == single.reports and any(r.startswith("ERROR BOUND") for r in many.reports)
@@ -95,5 +102,5 @@ def test_a_format_too_wide_for_numpy_is_judged_one_vector_at_a_time() -> None:
     outputs = [hierarchy_outputs(p, v) for v in vectors]
     outputs[7] = (outputs[7][0] ^ 1, *outputs[7][1:])
     many = scoreboard("roofline_hierarchy", p)
-    batched(hierarchy_batch(many), vectors, outputs)
+    batched(batch_of(many, judge_hierarchy, True), vectors, outputs)
     assert many.failed == {"7"} and many.checked == 200

@@ -17,17 +17,19 @@ from pathlib import Path
 
 import pytest
 
+from roofline_bench.benches import TESTS as BENCH_TESTS
+from roofline_bench.coverage import expected_bins
 from roofline_core import contract
 from roofline_core.contract import MODULES, PARAM_SETS, TOPS, Module
 from roofline_core.paths import REPO_ROOT, RTL_DIR, bench_dir
 from roofline_core.runner import GATE_LEVEL_TOPS
 from roofline_core.tools import yosys_available, yosys_command
 from roofline_flows import mutants_yosys, sby, synth
-from roofline_tb.functional_coverage import expected_bins
 
 needs_yosys = pytest.mark.skipif(not yosys_available(), reason="no Yosys: apt-get install yosys, or pip install -e .[eda]")
 TOOL_PACKAGES = (
     "core/roofline_core",
+    "tb/roofline_bench",
     "tb/roofline_tb",
     "tb/roofline_bulk",
     "flows/roofline_flows",
@@ -57,11 +59,11 @@ def test_sources_list_every_module_a_module_instantiates() -> None:
 
 
 @pytest.mark.parametrize("top", TOPS)
-def test_every_top_has_a_bench_that_closes_with_its_coverage(top: str) -> None:
+def test_every_top_has_a_bench_with_tests_and_coverage_bins(top: str) -> None:
     bench = bench_dir(top) / f"test_{top}.py"
     assert bench.is_file(), f"{top}: no bench at {bench.relative_to(REPO_ROOT)}"
-    text = bench.read_text()
-    assert "async def functional_coverage" in text and "functional.close(" in text
+    assert f'cocotb_tests("{top}", globals())' in bench.read_text(), f"{top}: its cocotb module runs its bench's tests"
+    assert BENCH_TESTS[top], f"{top}: its bench (roofline_bench) has no tests"
     for levels in {p.levels for p in PARAM_SETS}:
         assert expected_bins(top, levels), f"{top}: the table gives no coverage bins"
 
@@ -124,7 +126,8 @@ def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
     for package in TOOL_PACKAGES:
         quoted = re.compile(rf"[\"']({names}{'' if package.startswith('tb/') else '|' + ports})[\"']")
         for path in (REPO_ROOT / package).glob("*.py"):
-            if path.name in ("contract.py", "hints.py"):  # hints.py reads failure reports, which name the ports
+            # hints.py reads failure reports, which name the ports; benches.py names each module's bench
+            if path.name in ("contract.py", "hints.py", "benches.py"):
                 continue
             found = quoted.findall(path.read_text())
             assert not found, (

@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from roofline_bench.stimulus import count_vectors, log_uniform, rate_vectors
 from roofline_golden import QFormat, exact, fixed, vector
-from roofline_tb.stimulus import count_vectors, log_uniform, rate_vectors
 
 FORMATS = [QFormat(24, 16), QFormat(16, 12), QFormat(8, 8), QFormat(1, 1), QFormat(40, 23)]
 N = 3000

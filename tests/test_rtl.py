@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from roofline_bench import coverage
 from roofline_core.config import SIMS, BenchConfig
 from roofline_core.contract import DEFAULT_SET, PARAM_SETS, TOPS, ParamSet
 from roofline_core.runner import BenchResult, run_bench
@@ -42,3 +43,5 @@ def test_rtl(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
     assert result.failed == 0 and result.passed > 0, (
         f"{result.failed} cocotb test(s) failed; log and results: {result.build_dir}\n" + "\n\n".join(result.failures)
     )
+    never = coverage.missed(result.build_dir, top, param_set.levels)
+    assert not never, f"functional coverage: {len(never)} bin(s) never hit: {', '.join(never)}"

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from roofline_bench.stimulus import COUNT_KINDS, RATE_KINDS, count_vectors, rate_vectors
 from roofline_golden import QFormat, fixed
-from roofline_tb.stimulus import COUNT_KINDS, RATE_KINDS, count_vectors, rate_vectors
 
 FORMATS = [QFormat(24, 16), QFormat(16, 12), QFormat(8, 8)]
 

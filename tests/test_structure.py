@@ -17,8 +17,9 @@ from roofline_core.paths import REPO_ROOT
 LAYERS = {
     "roofline_golden": ("model/roofline_golden", 0),  # the golden model: numbers only
     "roofline_core": ("core/roofline_core", 1),  # the floor: contract, paths, tools, runner, judge
-    "roofline_tb": ("tb/roofline_tb", 2),  # the cocotb harness
+    "roofline_bench": ("tb/roofline_bench", 2),  # the benches, simulator-independent: drive, judge, replay
     "roofline_bulk": ("tb/roofline_bulk", 2),  # the bulk sweeps
+    "roofline_tb": ("tb/roofline_tb", 3),  # the cocotb harness: the benches on a design's real ports
     "roofline_flows": ("flows/roofline_flows", 3),  # EDA flows
     "roofline_course": ("course/roofline_course", 4),  # grading
     "roofline_cli": ("cli/roofline_cli", 4),  # the roofline command

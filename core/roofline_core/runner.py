@@ -200,7 +200,7 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     common = dict(
         toplevel=build.toplevel,
         module=build.test_module,
-        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "model")],
+        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "core"), str(REPO_ROOT / "model")],
         verilog_sources=[str(p) for p in build.sources],
         includes=list(build.includes) or None,
         parameters=build.parameters,

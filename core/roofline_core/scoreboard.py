@@ -29,9 +29,65 @@ class Field:
         return self.expected == self.actual
 
 
+# The kinds of failure a bench records (Scoreboard.fail's `kind`); a value mismatch is "mismatch".
+KINDS = ("mismatch", "unresolved", "error bound", "timeout", "latency", "pulse", "handshake", "throughput",
+         "reset", "document", "other")
+MAX_FAILURES_KEPT = 200
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failure as data: what failed, of which kind, and (a mismatch) which outputs differed how.
+    Feedback is chosen from these, never from the words of a report."""
+
+    vector_id: str
+    label: str
+    kind: str
+    differs: tuple[tuple[str, int, int], ...] = ()  # (output, expected raw, actual raw) of a mismatch
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one test of a bench ended: what it checked, what failed, and why it stopped early if it did."""
+
+    test: str
+    checked: int
+    failed: tuple[str, ...]  # every failing vector, case or event, each once, in order
+    planned: int  # what the test meant to check; a test cut short is scored against all of it
+    reports: tuple[str, ...]  # the first few failure reports, each with its rerun line
+    stopped: str = ""  # why the test ended before its end (the simulation stopped, a missing port ...)
+    summary: str = ""
+    failures: tuple[Failure, ...] = ()  # the first MAX_FAILURES_KEPT, as data
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed and not self.stopped and self.checked > 0
+
+    @property
+    def credit(self) -> float:
+        """The share of what the test meant to check that passed: 0..1."""
+        if self.passed:
+            return 1.0
+        good = max(0, self.checked - len(self.failed))
+        return min(1.0, good / max(self.planned, self.checked, 1))
+
+    def message(self) -> str:
+        """The failure as a test framework shows it: the summary, every failing name, the first reports."""
+        lines = [self.summary]
+        if self.stopped:
+            lines.append(f"stopped: {self.stopped}")
+        if self.failed:
+            lines.append(failing_line(set(self.failed)))
+        if not self.checked and not self.stopped:
+            lines.append("nothing was checked (ONLY= matched nothing?)")
+        if self.reports:
+            lines.append(f"first {len(self.reports)} shown:\n\n" + "\n\n".join(self.reports))
+        return "\n".join(lines)
+
+
 @dataclass
 class Scoreboard:
-    """Counts checks, keeps the first few mismatch reports, and fails the test at the end."""
+    """Counts checks, keeps the first few mismatch reports, and gives the test's verdict at the end."""
 
     cfg: BenchConfig
     test: str
@@ -39,6 +95,13 @@ class Scoreboard:
     checked: int = 0
     failed: set[str] = field(default_factory=set)  # the vectors (or events) that failed, each once
     reports: list[str] = field(default_factory=list)
+    planned: int = 0  # what the test means to check (plan()); 0: whatever it checks
+    order: list[str] = field(default_factory=list)  # failed, in the order the failures came
+    failures: list[Failure] = field(default_factory=list)
+
+    def plan(self, count: int) -> None:
+        """The test means to check `count` vectors, cases or events (a test stopped early is scored against them)."""
+        self.planned += count
 
     def check(
         self,
@@ -52,7 +115,7 @@ class Scoreboard:
         self.checked += 1
         if all(f.ok for f in fields):
             return True
-        self.failed.add(str(vector_id))
+        self._failed(vector_id, label, "mismatch", tuple((f.name, f.expected, f.actual) for f in fields if not f.ok))
         if len(self.reports) < MAX_REPORTS:
             inputs = inputs() if callable(inputs) else inputs
             context = context() if callable(context) else context
@@ -61,31 +124,43 @@ class Scoreboard:
             self.log.error("%s", report)
         return False
 
-    def fail(self, vector_id: str | int, message: str, *, event: bool = False) -> None:
-        """A failure that is not a value mismatch (a timeout, a protocol error, an error bound).
+    def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "") -> None:
+        """A failure that is not a value mismatch (a timeout, a protocol error, an error bound); `kind`
+        is one of KINDS.
 
         event: it belongs to no one vector (a cycle, a reset, the end of the test), so the rerun
         line reruns the whole test rather than ONLY= a vector that does not exist.
         """
-        self.failed.add(str(vector_id))
+        if kind not in KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}")
+        self._failed(vector_id, label, kind)
         rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
         report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
         if len(self.reports) < MAX_REPORTS:
             self.reports.append(report)
             self.log.error("%s", report)
 
-    def finish(self) -> None:
+    def _failed(self, vector_id: str | int, label: str, kind: str, differs: tuple[tuple[str, int, int], ...] = ()) -> None:
+        name = str(vector_id)
+        if name not in self.failed:
+            self.failed.add(name)
+            self.order.append(name)
+        if len(self.failures) < MAX_FAILURES_KEPT:
+            self.failures.append(Failure(name, label, kind, differs))
+
+    def verdict(self, stopped: str = "") -> Verdict:
         fmt = self.cfg.params.fmt
-        summary = (
-            f"{self.test}: {self.checked} checked, {len(self.failed)} failed "
-            f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})"
-        )
-        self.log.info("%s", summary)
-        if self.failed:
-            shown = "\n\n".join(self.reports)
-            raise AssertionError(f"{summary}\n{failing_line(self.failed)}\nfirst {len(self.reports)} shown:\n\n{shown}")
-        if self.checked == 0:
-            raise AssertionError(f"{self.test}: nothing was checked (ONLY={self.cfg.only!r} matched nothing?)")
+        summary = (f"{self.checked} checked, {len(self.failed)} failed "
+                   f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})")
+        self.log.info("%s: %s", self.test, summary)
+        return Verdict(self.test, self.checked, tuple(self.order), self.planned, tuple(self.reports), stopped, summary,
+                       tuple(self.failures))
+
+    def finish(self) -> None:
+        """Fail the test (AssertionError with the whole message) unless everything checked passed."""
+        verdict = self.verdict()
+        if not verdict.passed:
+            raise AssertionError(verdict.message())
 
     def _report(
         self, vector_id: str | int, label: str, inputs: list[str], fields: list[Field], context: list[str]
@@ -124,6 +199,8 @@ def mismatch_report(
 def _decode(fmt: QFormat, raw: int, decode: str) -> str:
     if decode in ("bit", "index"):
         return str(raw)
+    if decode == "bits":  # a width; below zero: the port is missing
+        return f"{raw} bits" if raw >= 0 else "no such port"
     return fmt.describe(raw, decode)
 
 

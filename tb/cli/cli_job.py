@@ -14,7 +14,7 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
-from roofline_tb.checkers import pack_levels
+from roofline_bench.rates import pack_levels
 from roofline_tb.signals import read_bool, read_uint
 
 CLOCK_NS = 10

@@ -16,28 +16,23 @@ class UnresolvedOutput(AssertionError):
 _RESOLVE_LH = str.maketrans({"L": "0", "H": "1"})
 
 
+def read_bits(handle: Any) -> str:
+    """The value's bit string, weak L/H resolved. From the string: LogicArray.is_resolvable builds
+    an object per bit, which cost more than the whole check of a vector; and int() of a LogicArray
+    would quietly resolve X under COCOTB_RESOLVE_X."""
+    return str(handle.value).translate(_RESOLVE_LH)
+
+
 def read_uint(handle: Any) -> int:
-    # From the value's bit string: LogicArray.is_resolvable builds an object per bit, which cost
-    # more than the whole check of a vector; and int() of a LogicArray would quietly resolve X
-    # under COCOTB_RESOLVE_X.
-    bits = str(handle.value)
+    bits = read_bits(handle)
     try:
-        return int(bits.translate(_RESOLVE_LH), 2)
+        return int(bits, 2)
     except ValueError:
         raise UnresolvedOutput(f"{handle._name} holds X/Z: {bits}") from None
 
 
 def read_bool(handle: Any) -> bool:
     return bool(read_uint(handle))
-
-
-def check_width(handle: Any, expected: int) -> None:
-    """A port of the wrong width means the parameters did not reach the design."""
-    actual = len(handle)
-    if actual != expected:
-        raise AssertionError(
-            f"{handle._name} is {actual} bits wide; the contract says {expected} for these parameters"
-        )
 
 
 async def periods_until_rise(handle: Any, periods: int, clock_ns: int) -> int:

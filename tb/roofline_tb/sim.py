@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -12,6 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 
+from roofline_bench import coverage
 from roofline_core.config import DEFAULT_SWEEP, SIMS, BenchConfig
 from roofline_core.contract import DEFAULT_SET, MODULES, TOPS, ParamSet
 from roofline_core.runner import GATE_LEVEL_TOPS, BenchResult, bench_build, run_bench
@@ -48,14 +48,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def coverage_note(build_dir: Path) -> str:
-    """The bench's functional coverage, in a few words (its last test wrote the bins)."""
-    report = build_dir / "functional_coverage.json"
-    if not report.exists():
-        return ""
-    bins = json.loads(report.read_text())["bins"]
-    missed = [name for name, hits in bins.items() if not hits]
-    return f"; coverage {len(bins) - len(missed)}/{len(bins)} bins" + (f" (never: {', '.join(missed)})" if missed else "")
+def coverage_note(cfg: BenchConfig, build_dir: Path, narrowed: bool) -> tuple[str, bool]:
+    """The run's functional coverage in a few words, closed now that the run is over, and whether
+    it holds: every bin hit, unless TESTCASE= or ONLY= narrowed the run."""
+    bins = coverage.saved_bins(build_dir)
+    if bins is None:
+        return "", narrowed
+    missed = coverage.missed(build_dir, cfg.top, cfg.params.levels)
+    note = f"; coverage {len(bins) - len(missed)}/{len(bins)} bins" + (f" (never: {', '.join(missed)})" if missed else "")
+    return note, narrowed or not missed
 
 
 def failure_report(failure: str) -> str:
@@ -99,12 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     jobs = 1 if args.verbose else max(1, min(args.jobs, len(configs)))  # V=1 prints each bench's output in turn
     run = partial(run_one, waves=args.waves, testcase=args.testcase, verbose=args.verbose)
     if jobs == 1:
-        outcomes = map(run, configs)
+        outcomes = list(map(run, configs))
     else:
-        pool = ProcessPoolExecutor(max_workers=jobs)
-        # The clocked benches take longest: started first, they finish sooner; reported in order.
-        futures = {cfg.top: pool.submit(run, cfg) for cfg in sorted(configs, key=lambda c: not MODULES[c.top].clocked)}
-        outcomes = (futures[cfg.top].result() for cfg in configs)
+        with ProcessPoolExecutor(max_workers=jobs) as pool:  # shut down before the interpreter exits
+            # The clocked benches take longest: started first, they finish sooner; reported in order.
+            futures = {cfg.top: pool.submit(run, cfg) for cfg in sorted(configs, key=lambda c: not MODULES[c.top].clocked)}
+            outcomes = [futures[cfg.top].result() for cfg in configs]
     for cfg, outcome in zip(configs, outcomes, strict=True):
         top = cfg.top
         if isinstance(outcome, str):  # a missing tool or a bad drop-in: nothing else can run either
@@ -116,9 +117,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((top, "ERROR", f"build or simulator failed ({result}); {where}", seconds))
             all_passed = False
             continue
-        verdict = "PASS" if result.failed == 0 and result.passed > 0 else "FAIL"
+        note, covered = coverage_note(cfg, result.build_dir, narrowed=bool(args.testcase or args.only))
+        verdict = "PASS" if result.failed == 0 and result.passed > 0 and covered else "FAIL"
         all_passed &= verdict == "PASS"
-        detail = f"{result.passed} passed, {result.failed} failed" + coverage_note(result.build_dir)
+        detail = f"{result.passed} passed, {result.failed} failed" + note
         if result.waves:
             detail += f"; waves: {result.waves}"
         rows.append((top, verdict, detail, seconds))

@@ -21,7 +21,7 @@ from roofline_core.scoreboard import Scoreboard
 from roofline_golden import QFormat
 from roofline_golden.vector import MAX_WIDTH as VECTOR_MAX_WIDTH
 
-from . import functional_coverage as functional
+from .coverage import Coverage
 from .stimulus import RateVector
 
 BATCH = 4096
@@ -40,6 +40,7 @@ class RateBatch:
     sb: Scoreboard
     judge: Judge
     hierarchy: bool
+    coverage: Coverage
     size: int = BATCH
     _pending: list[tuple[str | int, str, RateVector, tuple[int, ...]]] = field(default_factory=list)
 
@@ -68,7 +69,7 @@ class RateBatch:
         want = expected_outputs(self, vectors)
         level_products = products(vectors)
         for name, hits in vector_coverage_bins(self, vectors, want, level_products).items():
-            functional.hit(name, hits)
+            self.coverage.hit(name, hits)
         bad = np.flatnonzero(failing(self, vectors, want, actual, level_products))
         self.sb.checked += len(pending) - bad.size
         for row in bad.tolist():
@@ -76,7 +77,8 @@ class RateBatch:
             self.judge(vector_id, label, vector, outputs, False)  # its coverage is counted above
             if str(vector_id) not in self.sb.failed:
                 self.sb.fail(vector_id, f"INTERNAL {self.sb.cfg.top} [{self.sb.test} {vector_id}]: the vectorised "
-                                        "model failed this vector and the one-vector model passed it; please report it")
+                                        "model failed this vector and the one-vector model passed it; please report it",
+                             kind="other")
 
     def _arrays(self, pending: list[tuple[str | int, str, RateVector, tuple[int, ...]]]) -> tuple[Vectors, Outputs]:
         count, levels, fmt = len(pending), self.levels, self.fmt

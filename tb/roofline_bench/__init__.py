@@ -1,0 +1,14 @@
+"""roofline_bench: what each bench drives and how it judges, independent of any simulator.
+
+- `ports`: the one way a bench touches a design (`Ports`), and the errors a read can raise.
+- `run`: a test's context (`Run`), its registry entry (`BenchTest`), running it to a verdict, and
+  `replay`: judging a recorded run again from its tape.
+- `tape`: recording what a bench read, parsing a recording that is not trusted, replaying it.
+- `stimulus`, `rates`, `batch`, `coverage`: seeded vectors; driving and judging rates; judging
+  sweeps in batches with the vectorised judge; functional coverage.
+- one module per top-level module: `attainable`, `hierarchy`, `intensity`, `pipe`, `counts`,
+  each with its TESTS; `benches.TESTS[top]` names them all.
+
+No module here imports cocotb: the cocotb harness (roofline_tb) runs these benches under a
+simulator, and the grader (roofline_course) replays them from what a simulator saw.
+"""

@@ -1,0 +1,41 @@
+"""The bench of roofline_hierarchy: every document and edge case, then a seeded sweep."""
+
+from __future__ import annotations
+
+from .rates import RateChecker, check_widths, directed, sweep_test
+from .run import Run, tests
+from .stimulus import RateVector
+
+
+async def port_widths(run: Run) -> None:
+    """Every port has the width the parameters give it; binding_o is $clog2(LEVELS+1) bits."""
+    width, levels = run.params.fmt.width, run.params.levels
+    check_widths(run, {"peak_i": width, "bw_i": levels * width, "ai_i": levels * width, "cap_o": width,
+                       "level_cap_o": levels * width, "mem_bound_o": 1, "binding_o": levels.bit_length()})
+
+
+async def _cases(run: Run, group: str) -> None:
+    checker = RateChecker(run, hierarchy=True)
+    resolved = directed(run, group)
+    run.sb.plan(len(resolved))
+    for case in resolved:
+        vector = RateVector(case.case.id, case.peak, case.bws, case.ais)
+        await checker.check(case.case.id, case.case.title, vector, document=case)
+
+
+async def document_cases(run: Run) -> None:
+    """The documents' cases (spec section 4), padded with levels that never bind."""
+    await _cases(run, "document")
+
+
+async def edge_cases(run: Run) -> None:
+    """The spec's edge cases (section 5), level ties included."""
+    await _cases(run, "edge")
+
+
+async def random_sweep(run: Run) -> None:
+    """Seeded vectors: each regime anchored at a random level, the others mixed, with level ties."""
+    await sweep_test(run, hierarchy=True)
+
+
+TESTS = tests(port_widths, document_cases, edge_cases, random_sweep)

@@ -1,0 +1,290 @@
+"""The bench of roofline_intensity, the sequential divider.
+
+A driver issues operations whenever busy_o is low (back to back, or after random gaps) and,
+in noisy tests, raises start_i with other operands while busy_o is high, which the contract
+says must be ignored. A monitor takes each done_o pulse in order and checks it against the
+golden model, the documents and the latency bound; a missing done_o times out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass
+
+from roofline_core.scoreboard import Field, selected
+from roofline_golden import cases, exact, fixed, format_fraction
+
+from .ports import Unresolved
+from .rates import check_widths
+from .run import Run, tests
+from .stimulus import count_vectors
+
+CLOCK_NS = 10
+
+
+@dataclass(frozen=True)
+class Operation:
+    vector_id: str | int
+    label: str
+    ops: int
+    bytes: int
+    document: cases.CountsCase | None = None
+
+
+@dataclass(frozen=True)
+class InFlight:
+    operation: Operation
+    accepted_at: int  # the cycle (falling-edge index) in which start_i was high and sampled
+
+
+class IntensityTB:
+    def __init__(self, run: Run) -> None:
+        self.run, self.ports, self.sb, self.cfg = run, run.ports, run.sb, run.cfg
+        params = self.cfg.params
+        # The contract's latency bound (spec section 3), whatever the implementation.
+        self.max_latency = params.count_bits + params.fmt.frac_bits + 4
+        self.latencies: list[int] = []
+        self.start_value = -1  # unknown until the first write
+        self.ports.start_clock(CLOCK_NS)
+
+    async def reset(self) -> None:
+        self.set_start(0)
+        self.ports.write("ops_i", 0)
+        self.ports.write("bytes_i", 0)
+        self.ports.write("rst_ni", 0)
+        await self.ports.rising_edges(2)
+        await self.ports.falling_edge()
+        self.ports.write("rst_ni", 1)
+        self.expect_idle("after reset")
+
+    def expect_idle(self, when: str) -> None:
+        for name in ("busy_o", "done_o"):
+            try:
+                high = self.ports.read_bool(name)
+            except Unresolved as problem:
+                self.sb.fail(when, f"{problem} {when}; it must be low", kind="unresolved", event=True)
+                continue
+            if high:
+                self.sb.fail(when, f"{name} is high {when}; it must be low", kind="reset", event=True)
+
+    async def run_ops(self, operations: list[Operation], rng: random.Random | None = None, noise: bool = False) -> None:
+        """Issue every operation, check every result in order; rng adds idle gaps, noise adds starts while busy."""
+        pending = deque(op for op in operations if selected(self.cfg, op.vector_id))
+        self.sb.plan(len(pending))
+        in_flight: deque[InFlight] = deque()
+        edge = 0
+        gap = 0
+        busy_since = 0  # the last edge busy_o was low
+        while pending or in_flight:
+            await self.ports.falling_edge()
+            edge += 1
+            done = self.ports.read_bool("done_o")
+            if done:
+                if not in_flight:
+                    self.sb.fail(edge, f"done_o pulsed at edge {edge} with no operation in flight", kind="pulse", event=True)
+                else:
+                    self.check_result(in_flight.popleft(), edge)
+            busy = self.ports.read_bool("busy_o")
+            busy_since = busy_since if busy else edge
+            if not in_flight and edge - busy_since > self.max_latency:
+                self.sb.fail(edge, f"TIMEOUT {self.cfg.top}: busy_o high for {edge - busy_since} cycles "
+                                   "with no operation started", kind="timeout", event=True)
+                return
+            if in_flight and edge - in_flight[0].accepted_at > self.max_latency:
+                op = in_flight[0].operation
+                self.sb.fail(
+                    op.vector_id,
+                    f"TIMEOUT {self.cfg.top}: no done_o within {self.max_latency} cycles of start for "
+                    f"ops = {op.ops:#x}, bytes = {op.bytes:#x} ({op.label})", kind="timeout", label=op.label,
+                )
+                return
+            issued = self.drive(pending, in_flight, edge, rng, noise, gap, busy, done)
+            gap = rng.choice((0, 0, 1, 3)) if rng and issued else max(0, gap - 1)
+            if in_flight and not noise and not issued and edge > in_flight[0].accepted_at:
+                edge = await self.skip_to_done(edge, in_flight[0].accepted_at)
+        await self.ports.falling_edge()
+        if self.ports.read_bool("done_o"):
+            self.sb.fail("end", "done_o pulsed after every operation had completed", kind="pulse", event=True)
+
+    async def skip_to_done(self, edge: int, accepted_at: int) -> int:
+        """With a division running and start_i low, wait for done_o to rise (or for the latency
+        bound to pass) instead of sampling every cycle. Returns the edge count just before the
+        falling edge that samples it, so the cycle loop picks up exactly where it would have."""
+        bound = accepted_at + self.max_latency + 1 - edge  # the loop's timeout fires at this edge
+        return edge + await self.ports.periods_until_rise("done_o", bound, CLOCK_NS)
+
+    def drive(self, pending: deque[Operation], in_flight: deque[InFlight], edge: int,
+              rng: random.Random | None, noise: bool, gap: int, busy: bool, done: bool) -> bool:
+        """Set start_i for the coming rising edge, which samples it only while busy_o is low
+        (busy and done: as sampled at this edge)."""
+        if not busy and pending and gap == 0:
+            if done:
+                self.run.coverage.hit("start in the done_o cycle")
+            op = pending.popleft()
+            self.set_start(1)
+            self.ports.write("ops_i", op.ops)
+            self.ports.write("bytes_i", op.bytes)
+            in_flight.append(InFlight(op, edge))
+            return True
+        if busy and noise and rng is not None and rng.random() < 0.5:
+            self.set_start(1)
+            self.ports.write("ops_i", rng.getrandbits(self.cfg.params.count_bits))
+            self.ports.write("bytes_i", rng.getrandbits(self.cfg.params.count_bits))
+        else:
+            self.set_start(0)
+        return False
+
+    def set_start(self, value: int) -> None:
+        """start_i, written only when it changes (a write per cycle is most of an idle cycle's cost)."""
+        if value != self.start_value:
+            self.ports.write("start_i", value)
+            self.start_value = value
+
+    def check_result(self, flight: InFlight, done_edge: int) -> None:
+        op, cfg = flight.operation, self.cfg
+        fmt, count_bits = cfg.params.fmt, cfg.params.count_bits
+        inputs = [f"ops_i = {op.ops:#x} ({op.ops} FLOP)", f"bytes_i = {op.bytes:#x} ({op.bytes} B)"]
+        try:
+            ai, sat, div0 = self.ports.read("ai_o"), self.ports.read_bool("sat_o"), self.ports.read_bool("div0_o")
+        except Unresolved as problem:
+            self.sb.fail(op.vector_id, f"X/Z {cfg.top} [{self.sb.test} {op.vector_id}: {op.label}] with done_o high: "
+                         f"{problem}\n  inputs  : " + ", ".join(inputs), kind="unresolved", label=op.label)
+            return
+        latency = done_edge - flight.accepted_at  # from the cycle start_i is sampled in to the done_o cycle
+        self.latencies.append(latency)
+        want = fixed.intensity(fmt, count_bits, op.ops, op.bytes)
+        self.run.coverage.sample_division(fmt, count_bits, op.ops, op.bytes, want.sat)
+        fields = [
+            Field("ai_o", want.ai, ai, "FLOP/B"),
+            Field("sat_o", int(want.sat), int(sat)),
+            Field("div0_o", int(want.div0), int(div0)),
+        ]
+        doc = op.document
+        if doc is not None:
+            if doc.expect_sat is not None:
+                fields.append(Field("sat_o (the documents' verdict)", int(doc.expect_sat), int(sat)))
+            if doc.expect_div0 is not None:
+                fields.append(Field("div0_o (the documents' verdict)", int(doc.expect_div0), int(div0)))
+        real = exact.intensity(op.ops, op.bytes)
+        context = [
+            f"exact  : ops / bytes = {'unbounded (bytes = 0)' if real is None else format_fraction(real)} FLOP/B",
+            f"done_o came {latency} cycles after start_i (the contract allows at most {self.max_latency})",
+        ]
+        self.sb.check(op.vector_id, op.label, inputs, fields, context)
+        if latency > self.max_latency:
+            self.sb.fail(op.vector_id, f"LATENCY {latency} cycles exceeds the contract's {self.max_latency}",
+                         kind="latency", label=op.label)
+        if doc is not None and doc.expect_ai is not None and not sat:
+            allowed = max(doc.expect_ai_within, fmt.lsb / 2)
+            if abs(fmt.to_real(ai) - doc.expect_ai) > allowed:
+                self.sb.fail(op.vector_id, f"ai_o = {fmt.describe(ai, 'FLOP/B')} is not the documents' "
+                             f"{format_fraction(doc.expect_ai)} within {format_fraction(allowed)} ({op.label})",
+                             kind="document", label=op.label)
+        if real is not None and not want.sat and abs(fmt.to_real(ai) - real) > fmt.lsb / 2:
+            self.sb.fail(op.vector_id, f"ERROR BOUND: ai_o = {fmt.describe(ai, 'FLOP/B')} is more than "
+                         f"2^-{fmt.frac_bits + 1} from the exact {format_fraction(real)}", kind="error bound", label=op.label)
+
+    def finish(self) -> None:
+        if self.latencies:
+            self.run.log.info("latency: min %d, max %d cycles", min(self.latencies), max(self.latencies))
+
+
+def directed(run: Run, group: str) -> list[Operation]:
+    operations = []
+    for case in cases.load_cases():
+        if case.group != group:
+            continue
+        try:
+            resolved = cases.counts(case, run.params)
+        except cases.NotRepresentable as why:
+            run.log.info("skipped %s: %s", case.id, why)
+            continue
+        for item in resolved:
+            operations.append(Operation(case.id, case.title, item.ops, item.bytes, item))
+    return operations
+
+
+def sweep(run: Run) -> tuple[list[Operation], random.Random]:
+    rng = random.Random(f"{run.cfg.seed}:{run.test}")
+    vectors = count_vectors(rng, run.params.fmt, run.params.count_bits, run.cfg.sweep)
+    run.log.info("%s: seed %d, %d operations over kinds %s", run.test, run.cfg.seed, len(vectors),
+                 sorted({v.kind for v in vectors}))
+    return [Operation(i, v.kind, v.ops, v.bytes) for i, v in enumerate(vectors)], rng
+
+
+async def port_widths_and_reset(run: Run) -> None:
+    """Port widths follow the parameters; busy_o and done_o are low out of reset."""
+    params = run.params
+    check_widths(run, {"ops_i": params.count_bits, "bytes_i": params.count_bits, "ai_o": params.fmt.width,
+                       "busy_o": 1, "done_o": 1, "sat_o": 1, "div0_o": 1})
+    tb = IntensityTB(run)
+    await tb.reset()
+    run.sb.checked += 1
+
+
+async def document_cases(run: Run) -> None:
+    """The documents' kernels by their counts: dot product, stencils, tiled GEMM."""
+    tb = IntensityTB(run)
+    await tb.reset()
+    await tb.run_ops(directed(run, "document"))
+    tb.finish()
+
+
+async def edge_cases(run: Run) -> None:
+    """bytes = 0, saturation at and just below 2^W, rounding ties, all ones."""
+    tb = IntensityTB(run)
+    await tb.reset()
+    await tb.run_ops(directed(run, "edge"))
+    tb.finish()
+
+
+async def back_to_back(run: Run) -> None:
+    """A seeded sweep issued with no idle cycle: each start is sampled as soon as busy_o falls."""
+    tb = IntensityTB(run)
+    await tb.reset()
+    operations, _ = sweep(run)
+    await tb.run_ops(operations)
+    tb.finish()
+
+
+async def random_sweep(run: Run) -> None:
+    """A seeded sweep with random idle gaps and start_i raised with other operands while busy."""
+    tb = IntensityTB(run)
+    await tb.reset()
+    operations, rng = sweep(run)
+    await tb.run_ops(operations, rng=rng, noise=True)
+    tb.finish()
+
+
+async def reset_mid_operation(run: Run) -> None:
+    """An asynchronous reset during a division returns to idle with no done_o; the next one works."""
+    tb = IntensityTB(run)
+    ports = run.ports
+    await tb.reset()
+    await ports.falling_edge()
+    tb.set_start(1)
+    ports.write("ops_i", 13)
+    ports.write("bytes_i", 16)
+    await ports.falling_edge()
+    tb.set_start(0)
+    # Half a cycle after start_i was sampled: mid-operation for any design whose latency exceeds
+    # one cycle, however fast (the coverage bin records that busy_o was high).
+    await ports.wait_ns(CLOCK_NS // 4)  # between edges: the reset is asynchronous
+    if ports.read_bool("busy_o"):
+        run.coverage.hit("reset mid-operation")
+    ports.write("rst_ni", 0)
+    await ports.wait_ns(1)
+    tb.expect_idle("during reset, asserted mid-operation")
+    await ports.falling_edge()
+    ports.write("rst_ni", 1)
+    for _ in range(tb.max_latency + 2):
+        await ports.falling_edge()
+        if ports.read_bool("done_o"):
+            run.sb.fail("reset", "done_o pulsed for an operation that a reset cancelled", kind="reset", event=True)
+            break
+    await tb.run_ops([Operation("after_reset", "stencil after reset", 13, 16)])
+    tb.finish()
+
+
+TESTS = tests(port_widths_and_reset, document_cases, edge_cases, back_to_back, random_sweep, reset_mid_operation)

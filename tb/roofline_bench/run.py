@@ -1,0 +1,94 @@
+"""One test of a bench: what it is given (`Run`), how it ends (a Verdict), and how a recorded
+run is judged again from its tape (`replay`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import product
+from typing import Any
+
+from roofline_core.config import BenchConfig
+from roofline_core.scoreboard import Scoreboard, Verdict
+
+from .coverage import Coverage
+from .ports import PortError, Ports, Unresolved
+from .tape import ReplayPorts, Tape, TapeEnded, TapeError, run_to_end
+
+
+@dataclass
+class Run:
+    """What a bench test works with: the run's settings, the design's ports, its scoreboard,
+    the run's coverage, and a log."""
+
+    cfg: BenchConfig
+    test: str
+    ports: Ports
+    coverage: Coverage
+    log: logging.Logger
+    sb: Scoreboard = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.sb = Scoreboard(self.cfg, self.test, self.log)
+
+    @property
+    def params(self) -> Any:
+        return self.cfg.params
+
+
+TestBody = Callable[[Run], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class BenchTest:
+    """A test of a bench: its name (what cocotb, TESTCASE= and a lab's groups call it) and body."""
+
+    name: str
+    body: TestBody
+    doc: str
+
+
+def tests(*bodies: TestBody) -> dict[str, BenchTest]:
+    """A bench's tests, in order, named after their functions."""
+    return {body.__name__: BenchTest(body.__name__, body, (body.__doc__ or "").strip()) for body in bodies}
+
+
+def matrix(name: str, body: Callable[..., Awaitable[None]], **axes: tuple[str, ...]) -> dict[str, BenchTest]:
+    """One test body multiplied over every combination of its options, as cocotbext-axi's benches
+    multiply a test over idle and back-pressure inserters: `<name>_<option>_<value>_...`."""
+    found = {}
+    for values in product(*axes.values()):
+        chosen = dict(zip(axes, values, strict=True))
+        test = "_".join([name, *(f"{axis}_{value}" for axis, value in chosen.items())])
+        found[test] = BenchTest(test, partial(body, **chosen), (body.__doc__ or "").strip() + f" ({chosen})")
+    return found
+
+
+async def execute(test: BenchTest, run: Run) -> Verdict:
+    """Run the test to its end and give its verdict. A port the design lacks, an X/Z the bench
+    did not expect, or (replaying) a reply that ran out or cannot be true ends the test early:
+    it then fails, scored against everything it meant to check."""
+    stopped = ""
+    try:
+        await test.body(run)
+    except (PortError, Unresolved, TapeEnded, TapeError) as problem:
+        stopped = str(problem)
+    return run.sb.verdict(stopped)
+
+
+_QUIET = logging.getLogger("roofline_bench.replay")
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+
+def replay(test: BenchTest, cfg: BenchConfig, tape: Tape | None) -> Verdict:
+    """Judge a recorded test again, here, from its tape; a test with no tape ran nothing."""
+    if tape is None:
+        return Scoreboard(cfg, test.name, _QUIET).verdict("the simulation did not run this test")
+    run = Run(cfg, test.name, ReplayPorts(tape), Coverage(), _QUIET)
+    try:
+        return run_to_end(execute(test, run))
+    except Exception as problem:  # noqa: BLE001 - a reply that breaks the judge fails, never passes
+        return run.sb.verdict(f"the reply could not be judged ({type(problem).__name__}: {problem})")
