@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,12 +78,15 @@ def test_port_comparison_names_each_problem() -> None:
     p = ParamSet(8, 8, 1, 16)
     ports = {"peak_i": ("input", 16), "bw_i": ("input", 15), "ai_i": ("output", 16), "cap": ("output", 16),
              "mem_bound_o": ("output", 1)}
-    problems = _compare_ports("roofline_attainable", p, {n: {"direction": d, "bits": [0] * w} for n, (d, w) in ports.items()})
+    problems, widths = _compare_ports("roofline_attainable", p,
+                                      {n: {"direction": d, "bits": [0] * w} for n, (d, w) in ports.items()})
     text = "\n".join(problems)
-    assert "port cap_o is missing" in text
-    assert "port bw_i is 15 bits wide" in text and "says 16" in text
-    assert "port ai_i is an output" in text
+    assert "port cap_o is missing: declare it as an output of 16 bits" in text
+    assert "port ai_i is an output; the contract makes it an input" in text
     assert "port cap is not in the contract" in text
+    # a wrong width does not stop grading: it costs the ports group and what it breaks, with its fix
+    assert len(widths) == 1 and "port bw_i is 15 bits wide" in widths[0] and "says 16" in widths[0]
+    assert "derive its width from the parameters" in widths[0] and "bw_i" not in text
 
 
 def run_grade(number: int, rtl: Path, out: Path, *extra: str) -> tuple[int, dict, str]:
@@ -114,7 +118,7 @@ STARTER_MESSAGES = {
     1: "MISMATCH roofline_attainable [document_cases calculator_check_1",
     2: "rounds up to peak",
     3: "TIMEOUT roofline_intensity: no done_o within 84 cycles",
-    4: "binding_o              expected 0  actual 3",
+    4: re.compile(r"binding_o +expected 0  actual 3"),
     5: "a result out of nowhere",
 }
 
@@ -127,7 +131,8 @@ def test_starter_compiles_and_fails_with_a_teaching_message(number: int, tmp_pat
     code, summary, stdout = run_grade(number, lab.starter, tmp_path, "--visible-only")
     assert summary["status"] == "graded", stdout  # it compiled and its ports are the contract's
     assert code == 1 and summary["score"] < 60, stdout
-    assert STARTER_MESSAGES[number] in stdout, stdout
+    message = STARTER_MESSAGES[number]
+    assert (message.search(stdout) if isinstance(message, re.Pattern) else message in stdout), stdout
     assert "run it yourself: make sim TOP=" in stdout
 
 
@@ -178,7 +183,7 @@ def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
     assert rows["syntax"]["status"] == "compile error" and "roofline_level.sv:" in rows["syntax"]["first problem"]
     assert rows["hangs"]["status"] == "timeout" and float(rows["hangs"]["score"]) < 100
     assert "TIMEOUT" in rows["hangs"]["first problem"]
-    assert rows["wrong_port"]["status"] == "port mismatch" and "port cap_o is missing" in rows["wrong_port"]["first problem"]
+    assert rows["wrong_port"]["status"] == "missing port" and "port cap_o is missing" in rows["wrong_port"]["first problem"]
     assert rows["empty"]["status"] == "no files"
     assert not subprocess.run(["pgrep", "-f", str(out)], capture_output=True).stdout, "a simulator outlived its timeout"
 
@@ -217,12 +222,6 @@ def test_handout_archive_leaves_hidden_groups_out() -> None:
     names = tarfile.open(REPO_ROOT / "build" / "handout" / "roofline-hw-student.tar.gz").getnames()
     assert "roofline-hw/labs/lab1/lab.toml" in names and "roofline-hw/labs/lab1/starter/roofline_attainable.sv" in names
     assert not [n for n in names if n.endswith("hidden.toml")]
-
-
-def test_failure_reports_keep_every_report_of_a_test() -> None:
-    failure = "edge_cases: edge_cases: 3 checked, 2 failed\nfailing: a, b\nfirst 2 shown:\n\nMISMATCH a\n  rerun: y\n\nMISMATCH b"
-    assert grading.failure_reports(failure) == ["MISMATCH a\n  rerun: y", "MISMATCH b"]
-    assert grading.test_credit(failure) == pytest.approx(1 / 3)
 
 
 @pytest.mark.sim

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,7 @@ class Field:
 KINDS = ("mismatch", "unresolved", "error bound", "timeout", "latency", "pulse", "handshake", "throughput",
          "reset", "document", "other")
 MAX_FAILURES_KEPT = 200
+DOCUMENTS = "(the documents' value)", "(the documents' verdict)"  # a field compared with the documents, not the model
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class Failure:
     label: str
     kind: str
     differs: tuple[tuple[str, int, int], ...] = ()  # (output, expected raw, actual raw) of a mismatch
+    regimes: tuple[str, ...] = ()  # what the vector was (the coverage bins it hits: "ridge (ai*bw == peak)" ...)
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class Verdict:
     stopped: str = ""  # why the test ended before its end (the simulation stopped, a missing port ...)
     summary: str = ""
     failures: tuple[Failure, ...] = ()  # the first MAX_FAILURES_KEPT, as data
+    baseline: float = 0.0  # the share of the checks a design with constant outputs passes (its best constant)
 
     @property
     def passed(self) -> bool:
@@ -65,11 +69,13 @@ class Verdict:
 
     @property
     def credit(self) -> float:
-        """The share of what the test meant to check that passed: 0..1."""
+        """What the design earned of this test, 0..1: the share of what the test meant to check that
+        passed, beyond what constant outputs would pass (a design that computes nothing earns 0)."""
         if self.passed:
             return 1.0
         good = max(0, self.checked - len(self.failed))
-        return min(1.0, good / max(self.planned, self.checked, 1))
+        share = min(1.0, good / max(self.planned, self.checked, 1))
+        return max(0.0, (share - self.baseline) / (1 - self.baseline)) if self.baseline < 1 else 0.0
 
     def message(self) -> str:
         """The failure as a test framework shows it: the summary, every failing name, the first reports."""
@@ -98,6 +104,11 @@ class Scoreboard:
     planned: int = 0  # what the test means to check (plan()); 0: whatever it checks
     order: list[str] = field(default_factory=list)  # failed, in the order the failures came
     failures: list[Failure] = field(default_factory=list)
+    expected: Counter[tuple[int, ...]] = field(default_factory=Counter)  # how often each expected output came
+
+    def expect(self, outputs: tuple[int, ...], count: int = 1) -> None:
+        """Count a vector's expected outputs (checks that pass in bulk say so here, check() does itself)."""
+        self.expected[outputs] += count
 
     def plan(self, count: int) -> None:
         """The test means to check `count` vectors, cases or events (a test stopped early is scored against them)."""
@@ -110,12 +121,17 @@ class Scoreboard:
         inputs: Lines,
         fields: list[Field],
         context: Lines | None = None,
+        regimes: Callable[[], tuple[str, ...]] | None = None,
+        values: bool = True,
     ) -> bool:
         """Compare `fields`; on any mismatch, record a report with everything needed to rerun it."""
         self.checked += 1
+        if values:
+            self.expect(tuple(f.expected for f in fields if not f.name.endswith(DOCUMENTS)))
         if all(f.ok for f in fields):
             return True
-        self._failed(vector_id, label, "mismatch", tuple((f.name, f.expected, f.actual) for f in fields if not f.ok))
+        self._failed(vector_id, label, "mismatch", tuple((f.name, f.expected, f.actual) for f in fields if not f.ok),
+                     regimes() if regimes else ())
         if len(self.reports) < MAX_REPORTS:
             inputs = inputs() if callable(inputs) else inputs
             context = context() if callable(context) else context
@@ -124,7 +140,8 @@ class Scoreboard:
             self.log.error("%s", report)
         return False
 
-    def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "") -> None:
+    def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "",
+             regimes: tuple[str, ...] = ()) -> None:
         """A failure that is not a value mismatch (a timeout, a protocol error, an error bound); `kind`
         is one of KINDS.
 
@@ -133,28 +150,31 @@ class Scoreboard:
         """
         if kind not in KINDS:
             raise ValueError(f"unknown failure kind {kind!r}")
-        self._failed(vector_id, label, kind)
+        self._failed(vector_id, label, kind, (), regimes)
         rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
         report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
         if len(self.reports) < MAX_REPORTS:
             self.reports.append(report)
             self.log.error("%s", report)
 
-    def _failed(self, vector_id: str | int, label: str, kind: str, differs: tuple[tuple[str, int, int], ...] = ()) -> None:
+    def _failed(self, vector_id: str | int, label: str, kind: str, differs: tuple[tuple[str, int, int], ...] = (),
+                regimes: tuple[str, ...] = ()) -> None:
         name = str(vector_id)
         if name not in self.failed:
             self.failed.add(name)
             self.order.append(name)
         if len(self.failures) < MAX_FAILURES_KEPT:
-            self.failures.append(Failure(name, label, kind, differs))
+            self.failures.append(Failure(name, label, kind, differs, regimes))
 
     def verdict(self, stopped: str = "") -> Verdict:
         fmt = self.cfg.params.fmt
         summary = (f"{self.checked} checked, {len(self.failed)} failed "
                    f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})")
         self.log.info("%s: %s", self.test, summary)
+        counted = sum(self.expected.values())
+        baseline = max(self.expected.values()) / counted if counted else 0.0
         return Verdict(self.test, self.checked, tuple(self.order), self.planned, tuple(self.reports), stopped, summary,
-                       tuple(self.failures))
+                       tuple(self.failures), baseline)
 
     def finish(self) -> None:
         """Fail the test (AssertionError with the whole message) unless everything checked passed."""

@@ -1,15 +1,19 @@
 """`make grade LAB=<n> RTL=<file, folder or .zip>`: grade one submission of a course lab.
 
-First the submission is staged and checked (files, compile, the calls its design makes, ports),
-then the lab's test groups run in sandboxes with a time limit. Groups with the same visibility,
-parameter set and seed share one simulation (a hidden group never shares with a visible one);
-a design that hangs or crashes costs the groups of that simulation and nothing else, and once
-one has timed out, later simulations get AFTER_A_HANG_S. One canonical result (result.json)
-feeds every report: the terminal, JUnit XML, Gradescope, PrairieLearn and the class CSV.
-`make check` runs only the groups students can see.
+First the submission is staged and checked (files, compile, the design as the tools build it,
+ports), then the lab's test groups run in sandboxes with a time limit. A sandbox only runs the
+design and sends back what the bench read at its ports; this process judges that reply with the
+golden model (judge), so nothing the design does in its sandbox can decide a score. Groups with
+the same visibility, parameter set and seed share one simulation; every visible group runs
+before any hidden one, so no hidden run is ever alive beside a visible one. A design that hangs
+or crashes costs the groups of that simulation and nothing else, and once one has timed out,
+later simulations get AFTER_A_HANG_S. One canonical result (result.json) feeds every report:
+the terminal, JUnit XML, Gradescope, PrairieLearn and the class CSV. `make check` runs only the
+groups students can see.
 
 Exit status: 0 full marks, 1 fewer marks, 2 could not grade (no files, a compile error, a
-forbidden call, a port mismatch, a resource limit) or a wrong command. The last line says which.
+construct the grader does not run, a missing port, a resource limit) or a wrong command. The
+last line says which.
 """
 
 from __future__ import annotations
@@ -30,19 +34,14 @@ from roofline_core.paths import BUILD_ROOT
 from roofline_core.tools import ToolError
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
 
-from . import reports, sandbox
-from .hints import hints_for
+from . import judge, reports, sandbox
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import INSIDE, Precheck, precheck
 from .results import Grade, GroupScore
 
-MAX_REPORTS_SHOWN = 3
-MAX_REPORT_LINES = 14
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
 VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ build is not the design's time
 AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
-COUNTS = re.compile(r"(\d+) checked, (\d+) failed")
-FAILING = re.compile(r"^failing: (.*)$", re.M)
 
 
 def slug(text: str) -> str:
@@ -76,8 +75,8 @@ def group_timeout(lab: Lab, group: Group) -> float:
 
 
 def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float
-              ) -> tuple[dict | None, sandbox.Outcome]:
-    """The group's job in a fresh sandbox; its result comes back on the result pipe, its log on stdout."""
+              ) -> sandbox.Outcome:
+    """The group's job in a fresh sandbox; its reply comes back on the result pipe, its log on stdout."""
     submission = check.submission
     assert submission is not None
     work = Path("/run") if not settings.unsafe else folder / "run"
@@ -86,8 +85,6 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
            "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
            "includes": [str(root / submission.relative(f)) for f in submission.folders]}
-    if settings.sim == "verilator":
-        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
     eda = synthesis_tools(group) if group.kind == "synthesis" else ()
@@ -95,23 +92,17 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
                           timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
                           env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda)
     folder.mkdir(parents=True, exist_ok=True)
-    log = folder / "sim.log"
-    log.write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
-    try:
-        result = json.loads(outcome.result) if outcome.result else None
-    except json.JSONDecodeError:
-        result = None
-    return result, outcome
+    (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
+    return outcome
 
 
 def batches(groups: tuple[Group, ...]) -> list[list[Group]]:
-    """Groups that can share one simulation: same visibility, parameter set, seed and sweep.
-
-    A hidden group never shares a run with a visible one (state a design keeps between tests
-    could carry a hidden vector into a visible report); a group that requires another runs alone.
-    """
+    """Groups that can share one simulation: same visibility, parameter set, seed and sweep, the
+    visible ones first. A hidden group never shares a run with a visible one (state a design keeps
+    between tests could carry a hidden vector into a visible report); a group that requires
+    another runs alone."""
     keyed: dict[object, list[Group]] = {}
-    for group in groups:
+    for group in sorted(groups, key=lambda g: g.hidden):
         key = (group.hidden, group.param_set, group.seed, group.sweep) if group.kind == "sim" and not group.requires \
             else group.name
         keyed.setdefault(key, []).append(group)
@@ -126,36 +117,20 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
         return [GroupScore(first, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])]
     joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
     folder = out / "groups" / slug(first.name if len(batch) == 1 else "+".join(g.name for g in batch))
-    result, outcome = run_group(lab, joint, check, rtl, settings, folder, timeout)
+    if settings.sim == "verilator" and first.kind == "sim":
+        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates
+    outcome = run_group(lab, joint, check, rtl, settings, folder, timeout)
     log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
-    rerun = rerun_hint(lab, first, rtl, settings.sim) if first.kind == "sim" else "make synth RTL=<your folder>"
-    shared = len(batch) > 1
-    if outcome.timed_out:
-        what = "synthesis" if first.kind == "synthesis" else "the simulation"
-        limit = timeout + (VERILATOR_BUILD_S if settings.sim == "verilator" else 0)
-        detail = [f"TIMEOUT: {what} did not finish within {limit:.0f} s and was stopped.",
-                  "A combinational loop (a signal that depends on itself through assign or always @*) or a",
-                  "handshake that never completes does this. Look for one, then run the group yourself:", f"  {rerun}"]
-        detail += [f"(this simulation ran the groups {', '.join(g.name for g in batch)} together)"] if shared else []
-        return [GroupScore(g, 0.0, "timeout", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
-    if result is None:
-        why = "was stopped by a limit" if outcome.crashed else f"stopped (exit {outcome.returncode})"
-        detail = [f"the grading process {why} without a result: the design used more memory, processes or output "
-                  f"than allowed ({settings.limits.describe()})", f"log: {log}"]
-        return [GroupScore(g, 0.0, "crash", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
-    if "stopped" in result:
-        detail = [f"{result['stopped']}; no result of this run counts.", f"log: {log}", f"run it yourself: {rerun}"]
-        return [GroupScore(g, 0.0, "crash", detail, outcome.seconds, rerun=rerun, log=log) for g in batch]
-    if "error" in result:
-        return [GroupScore(g, 0.0, "error", [result["error"], f"log: {log}"], outcome.seconds, log=log) for g in batch]
     if first.kind == "synthesis":
-        return [_score_synthesis(first, result, outcome.seconds)]
+        return [_score_synthesis(first, outcome, log)]
+    reply = judge.read_reply(outcome.result, lab, joint.tests)
+    shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
+    facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared)
     scores = []
     for group in batch:
-        mine = {"passed": sum(1 for test in result["passed_tests"] if test in group.tests),
-                "failures": [f for f in result["failures"] if f.partition(": ")[0] in group.tests]}
-        scores.append(_score_sim(group, mine, outcome.seconds / len(batch), rerun_hint(lab, group, rtl, settings.sim),
-                                 log, outcome.stdout))
+        rerun = rerun_hint(lab, group, rtl, settings.sim)
+        found = judge.verdicts(lab, group, reply, settings.sim, rtl)
+        scores.append(judge.score(lab, group, found, reply, facts, rerun))
     return scores
 
 
@@ -168,72 +143,34 @@ def simulator_stop(log_text: str) -> str:
     return ""
 
 
-def test_credit(failure: str) -> float:
-    """The share of a failed test's vectors or cases that passed (0 when it stopped without a count)."""
-    if match := COUNTS.search(failure):
-        checked, failed = int(match[1]), int(match[2])
-        return max(0.0, (checked - failed) / checked) if checked else 0.0
-    return 0.0
-
-
-def failure_reports(failure: str) -> list[str]:
-    """A failed test's reports: the mismatches, timeouts and protocol errors it printed."""
-    _, _, message = failure.partition(": ")
-    blocks = [block.strip("\n") for block in message.split("\n\n")]
-    return [block for block in blocks[1:] if block] or [blocks[0]]
-
-
-def _score_sim(group: Group, result: dict, seconds: float, rerun: str, log: str, log_text: str) -> GroupScore:
-    total = len(group.tests)
-    failures: list[str] = result["failures"]
-    ran = result["passed"] + len(failures)
-    credits = [1.0] * min(result["passed"], total) + [test_credit(f) for f in failures]
-    earned = sum(credits[:total]) / total if group.scoring == "proportional" else float(not failures and ran >= total)
-    score = group.weight * earned
-    status = "pass" if not failures and ran >= total else ("partial" if score > 0 else "fail")
-    detail: list[str] = []
-    failing: list[str] = []
-    all_reports: list[str] = []
-    for failure in failures:
-        name, _, message = failure.partition(": ")
-        headline = message.splitlines()[0].removeprefix(f"{name}: ") if message else "failed"
-        named = FAILING.search(message)
-        failing += [f"{name}: {case}" for case in (named[1].split(", ") if named else [])]
-        detail.append(f"{name}: {headline}" + (f"\n    failing: {named[1]}" if named else ""))
-        all_reports += failure_reports(failure)
-    for report in all_reports[:MAX_REPORTS_SHOWN]:
-        lines = report.splitlines()
-        detail += ["    " + line.strip() if i else "  " + line.strip() for i, line in enumerate(lines[:MAX_REPORT_LINES])]
-        if len(lines) > MAX_REPORT_LINES:
-            detail.append("    ...")
-    if len(all_reports) > MAX_REPORTS_SHOWN:
-        detail.append(f"  ... {len(all_reports) - MAX_REPORTS_SHOWN} more report(s) in the log: {log}")
-    if ran < total:
-        stop = simulator_stop(log_text)
-        detail.append(f"{total - ran} test(s) did not run: {stop or 'the simulator stopped early'} (log: {log})")
-    if detail:
-        detail += hints_for(all_reports, group.hint)
-        detail.append(f"run it yourself: {rerun}")
-    return GroupScore(group, score, status, detail, seconds, failing, rerun, log)
-
-
-def _score_synthesis(group: Group, result: dict, seconds: float) -> GroupScore:
-    fmax = result.get("fmax_mhz") or 0.0
+def _score_synthesis(group: Group, outcome: sandbox.Outcome, log: str) -> GroupScore:
+    """Synthesis runs no design code: its figures come from the tools, read in the sandbox by the
+    grader's own job."""
+    if outcome.timed_out:
+        return GroupScore(group, 0.0, "timeout", ["TIMEOUT: synthesis did not finish in time", f"log: {log}"],
+                          outcome.seconds, log=log)
+    try:
+        result = json.loads(outcome.result)
+        fmax, luts, ffs = float(result.get("fmax_mhz") or 0.0), int(result["luts"]), int(result["ffs"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        why = result.get("error") if isinstance(locals().get("result"), dict) else None
+        return GroupScore(group, 0.0, "error", [why or "synthesis gave no result", f"log: {log}"], outcome.seconds, log=log)
     ratio = min(1.0, fmax / group.min_fmax_mhz) if group.min_fmax_mhz else 1.0
     tools = f"; ran on {' and '.join(result['tools'])}" if result.get("tools") else ""
-    line = (f"{DEVICE_NAMES[group.device]}: {result['luts']:,} LUT4, {result['ffs']:,} flip-flops, "
+    line = (f"{DEVICE_NAMES[group.device]}: {luts:,} LUT4, {ffs:,} flip-flops, "
             f"Fmax {fmax:.1f} MHz (target {group.min_fmax_mhz:.0f} MHz){tools}")
     status = "pass" if ratio >= 1.0 else "partial"
     detail = [line] + ([] if ratio >= 1.0 else ["below the target clock rate: scored in proportion; "
                                                "register the long paths (the products and the binding search)"])
-    return GroupScore(group, group.weight * ratio, status, detail, seconds)
+    return GroupScore(group, group.weight * ratio, status, detail, outcome.seconds, log=log)
 
 
 def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = True) -> Grade:
     out.mkdir(parents=True, exist_ok=True)
     param_sets = list(dict.fromkeys(g.param_set for g in lab.groups if g.kind == "sim"))
     check = precheck(lab.top, rtl, param_sets, out, limits=settings.limits, unsafe=settings.unsafe,
-                     verilator=settings.sim == "verilator", slot=settings.slot)
+                     verilator=settings.sim == "verilator", slot=settings.slot,
+                     synthesis=any(g.kind == "synthesis" for g in lab.groups))
     if not check.ok:
         scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
         return Grade(lab, rtl, check, scores, settings.sim)
@@ -250,15 +187,19 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
             hung.set()
         return scores
 
-    scored = run_in_order_of_needs(batches(lab.groups), run, settings.parallel)
+    todo = batches(lab.groups)
+    scored: dict[str, GroupScore] = {}
+    for hidden in (False, True):  # every visible simulation ends before the first hidden one starts
+        scored = run_in_order_of_needs([b for b in todo if b[0].hidden == hidden], run, settings.parallel, scored)
     return Grade(lab, rtl, check, [scored[group.name] for group in lab.groups], settings.sim)
 
 
 def run_in_order_of_needs(todo: list[list[Group]], run: Callable[[list[Group], dict[str, GroupScore]], list[GroupScore]],
-                          parallel: int) -> dict[str, GroupScore]:
+                          parallel: int, earlier: dict[str, GroupScore] | None = None) -> dict[str, GroupScore]:
     """Run every batch, `parallel` at a time; a batch that requires other groups starts as soon as
-    they are scored, ahead of the batches still queued (in the labs it is the synthesis, the longest job)."""
-    scored: dict[str, GroupScore] = {}
+    they are scored, ahead of the batches still queued (in the labs it is the synthesis, the longest job).
+    Returns every score, the `earlier` ones included."""
+    scored: dict[str, GroupScore] = dict(earlier or {})
     workers = max(1, parallel)
     waiting = [batch for batch in todo if batch[0].requires]
     ready = [batch for batch in todo if not batch[0].requires]
@@ -287,10 +228,16 @@ def exit_status(result: Grade) -> int:
     return 0 if result.score >= result.lab.max_score else 1
 
 
-def final_line(result: Grade) -> str:
+def final_line(result: Grade, student_view: bool = False) -> str:
+    """The verdict line. A student's view counts the visible groups only: a total with the hidden
+    groups in it would tell, before the due date, how the hidden groups went."""
     status = exit_status(result)
     if status == 2:
         return f"could not grade: {result.status} (exit 2); the problem is above"
+    if student_view and any(s.group.hidden for s in result.scores):
+        visible = [s for s in result.scores if not s.group.hidden]
+        return (f"graded: {sum(s.score for s in visible):.1f}/{sum(s.group.weight for s in visible):g} in the visible "
+                "groups; the hidden groups are shown after the due date")
     if status == 1:
         return f"graded: {result.score:.1f}/{result.lab.max_score:g}, fewer than full marks (exit 1)"
     return f"graded: {result.score:.1f}/{result.lab.max_score:g}, full marks (exit 0)"
@@ -344,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         print("\n" + "\n".join(reports.terminal(canonical, visible_only=args.student_view)))
         print(f"\nreports: {paths['result']} (and junit.xml, gradescope.json, prairielearn.json in that folder)")
-        print(final_line(result))
+        print(final_line(result, args.student_view))
     return exit_status(result)
 
 

@@ -1,11 +1,11 @@
 """One graded group, run inside the sandbox: `python -m roofline_course.grade_job < job.json`.
 
-It builds and runs the group's cocotb tests on the staged submission (/submission) in the
-sandbox's /run, streams the simulator's output to stdout (which the grader keeps, capped), and
-writes its result as JSON to the pipe named by ROOFLINE_RESULT_FD, which the simulator does
-not inherit. cocotb writes its results under a random name the design cannot guess, and a
-simulator that stops abnormally (a crash, a signal, a limit) fails the group whatever files it
-left behind.
+A simulation job builds the group's cocotb tests on the staged submission (/submission) in the
+sandbox's /run and runs them with a tape (roofline_bench.tape): the bench records every value it
+reads from the design's ports. This process forwards the tape, as it grows, to the pipe named by
+ROOFLINE_RESULT_FD, and the simulator's output to stdout. It decides nothing: once the design
+runs, this process is no more trusted than the design, and the grader outside judges the tape.
+A synthesis job (no design code runs in it) returns the tools' figures on the same pipe.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ import os
 import re
 import secrets
 import sys
+import threading
+from dataclasses import replace
 from pathlib import Path
 
+from roofline_bench.tape import TAPE_VARIABLE
 from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
 from roofline_core.runner import SimulatorStopped, exact_build, run_build
@@ -25,21 +28,54 @@ from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route
 
 from .sandbox import RESULT_FD_VARIABLE
 
-WORK = Path("/run")
 LOG_LIMIT = 8 << 20
+FORWARD_S = 0.05
 
 
-def run_sim(job: dict) -> dict:
+class Forwarder(threading.Thread):
+    """Copies the tape file to the result pipe as it grows, so a run stopped at its time limit has
+    already handed over everything but its last moments."""
+
+    def __init__(self, path: Path, channel: int) -> None:
+        super().__init__(daemon=True)
+        self.path, self.channel = path, channel
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        with self.path.open("rb") as tape:
+            while True:
+                finished = self.done.wait(FORWARD_S)
+                while chunk := tape.read(1 << 16):
+                    os.write(self.channel, chunk)
+                if finished:
+                    return
+
+
+def note(channel: int, text: str) -> None:
+    os.write(channel, (json.dumps({"job": text}) + "\n").encode())
+
+
+def run_sim(job: dict, channel: int) -> None:
     p = ParamSet(**job["param_set"])
     cfg = BenchConfig(job["top"], job["sim"], p, job["seed"], sweep=job["sweep"], rtl=job["rtl"])
-    build = exact_build(cfg, [Path(f) for f in job["files"]], Path(job["folder"]), includes=tuple(job["includes"]))
-    testcase = r"(^|\.)(" + "|".join(job["tests"]) + ")$"  # cocotb matches "module.test"
+    folder = Path(job["folder"])
+    build = exact_build(cfg, [Path(f) for f in job["files"]], folder, includes=tuple(job["includes"]))
+    tape = folder / f"tape-{secrets.token_hex(8)}.jsonl"
+    folder.mkdir(parents=True, exist_ok=True)
+    tape.touch()
+    build = replace(build, env={**build.env, TAPE_VARIABLE: str(tape)})
+    forwarder = Forwarder(tape, channel)
+    forwarder.start()
+    testcase = r"(^|\.)(" + "|".join(re.escape(test) for test in job["tests"]) + ")$"  # cocotb matches "module.test"
     try:
-        result = run_build(build, testcase=testcase, log_stream=sys.stdout, log_limit=LOG_LIMIT,
-                           results_name=f"results-{secrets.token_hex(16)}.xml")
+        run_build(build, testcase=testcase, log_stream=sys.stdout, log_limit=LOG_LIMIT)
     except SimulatorStopped as stop:
-        return {"stopped": _why_stopped(str(stop))}
-    return {"passed": result.passed, "passed_tests": list(result.passed_tests), "failures": list(result.failures)}
+        forwarder.done.set()
+        forwarder.join()
+        note(channel, _why_stopped(str(stop)))
+        return
+    forwarder.done.set()
+    forwarder.join()
 
 
 def _why_stopped(message: str) -> str:
@@ -72,15 +108,16 @@ def run_synthesis(job: dict) -> dict:
 
 
 def main() -> int:
-    result_fd = int(os.environ[RESULT_FD_VARIABLE])
-    os.set_inheritable(result_fd, False)  # the simulator this process starts must not hold it
+    channel = int(os.environ[RESULT_FD_VARIABLE])
     job = json.loads(sys.stdin.read())
     try:
-        result = run_sim(job) if job["kind"] == "sim" else run_synthesis(job)
-    except Exception as problem:  # noqa: BLE001 - a crash is reported as this group's result, never lost
-        result = {"error": f"the grader could not run this group: {type(problem).__name__}: {problem}"}
-    with os.fdopen(result_fd, "w") as channel:
-        channel.write(json.dumps(result))
+        if job["kind"] == "sim":
+            run_sim(job, channel)
+        else:
+            os.write(channel, json.dumps(run_synthesis(job)).encode())
+    except Exception as problem:  # noqa: BLE001 - said on the pipe; the grader outside decides what it means
+        note(channel, f"the grader could not run this group: {type(problem).__name__}: {problem}")
+    os.close(channel)
     return 0
 
 

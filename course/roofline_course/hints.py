@@ -1,17 +1,23 @@
-"""Hints attached to the kind of failure a report shows, not to the group it happened in.
+"""Hints chosen from the kind of each failure, as the judge recorded it, never from a report's words.
 
-Each failing report (a mismatch, a timeout, a protocol error) is read for what went wrong:
-which outputs differ, by how much, and what the vector was (its case name or stimulus kind).
+A failure (roofline_core.scoreboard.Failure) says what failed: a value mismatch with the outputs
+that differed and by how much, and what the vector was (its regimes: the ridge, a rounding tie,
+a product above the format, a division by zero ...), or a timeout, a latency, a pulse, a
+handshake or a reset problem, or an X/Z. Each maps to at most one hint.
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
+from collections.abc import Iterable
+
+from roofline_core.contract import MODULES
+from roofline_core.scoreboard import Failure
 
 HINTS = {
     "ridge tie": "at the ridge (ai*bw == peak) the compute roof binds: memory-bound is ai*bw < peak, strictly",
-    "rounding": "round to nearest, ties up, once: add half an LSB (1 << (FRAC_BITS-1)) to the full product, "
-                "then drop FRAC_BITS bits",
+    "rounding": "round to nearest, ties up, once: add half an LSB (1 << (FRAC_BITS-1)) to the full product or "
+                "quotient, then drop FRAC_BITS bits",
     "product width": "ai*bw needs 2*(INT_BITS+FRAC_BITS) bits: size the product before multiplying, and compare it "
                      "with peak << FRAC_BITS at that width",
     "saturation": "a quotient that does not fit W bits gives all ones with sat_o set; bytes = 0 gives all ones with "
@@ -19,57 +25,69 @@ HINTS = {
     "binding level": "the binding level has the smallest full-precision ai*bw among memory-bound levels; on a tie the "
                      "lowest index wins; binding_o = LEVELS when compute binds",
     "pulse": "done_o is high for exactly one cycle per operation, with the outputs valid in that cycle",
-    "latency": "the result must come within the documented number of cycles; look for a state that never leaves",
-    "handshake": "a transfer happens when valid and ready are both high; hold every output while out_ready_i is low",
+    "latency": "done_o must come within the contract's number of cycles after start_i; a state machine that never "
+               "leaves a state, or a counter that never reaches its end, keeps it waiting",
+    "handshake": "a transfer happens when valid and ready are both high; hold every output while out_ready_i is low, "
+                 "and accept a new input whenever the last stage is empty or its result is being taken",
+    "reset": "while rst_ni is low, every state register returns to idle: busy_o, done_o and out_valid_o low, nothing in flight",
     "unknown value": "an output is X or Z: drive every output on every path (a reset, a default in each case)",
 }
-DIFFERS = re.compile(r"^\s*(\w+)(?:\[\d+\])?\s+expected (\S+).*?actual (\S+).*<-- differs", re.M)
-LABEL = re.compile(r"\[(\w+) ([^\]:]+)(?::\s*([^\]]+))?\]")
+RIDGE = "ridge (ai*bw == peak)"
+STEP_BELOW = "one step below the ridge"
+TIE = "rounding tie (memory-bound)"
+WIDE_PRODUCT = "product above the format"
+DIVISION_BY_ZERO = ("division by zero", "division by zero with ops = 0", "saturation (bytes > 0)")
+CAP_OUTPUTS = ("cap_o", "level_cap_o", "ai_o")
+SHARE = 0.2
 
 
-def kind_of(report: str) -> str | None:
-    """The kind of one failing report, a key of HINTS, or None when none fits."""
-    text = report.lower()
-    if "timeout" in text or "latency" in text:
-        return "latency"
-    if "x/z" in text:
+def _output(name: str) -> str:
+    """An output's port name, from a field name such as 'level_cap_o[1]' or 'cap_o (the documents' value)'."""
+    return name.split(" ")[0].split("[")[0]
+
+
+def kind_of(failure: Failure, top: str) -> str | None:
+    """The hint kind of one failure, a key of HINTS, or None when none fits."""
+    if failure.kind == "unresolved":
         return "unknown value"
-    if "back-pressure" in text or "out of nowhere" in text or "throughput" in text or "consecutive clocks" in text:
+    if failure.kind == "timeout":
+        return "handshake" if _streams(top) else "latency"
+    if failure.kind in ("latency", "pulse", "reset"):
+        return failure.kind
+    if failure.kind in ("handshake", "throughput"):
         return "handshake"
-    if "done_o" in text and ("pulse" in text or "is high" in text):
-        return "pulse"
-    differing = {name: (want, got) for name, want, got in DIFFERS.findall(report)}
-    label = LABEL.search(report)
-    vector = " ".join(part for part in (label.groups() if label else ()) if part).lower()
-    if "sat_o" in differing or "div0_o" in differing or "saturat" in vector or "div0" in vector:
-        return "saturation"
-    if "binding_o" in differing:
-        return "binding level"
-    if "mem_bound_o" in differing and "ridge" in vector:
-        return "ridge tie"
-    if "product" in vector or "overflow" in vector or "beyond" in vector:
-        return "product width"
-    caps = [values for name, values in differing.items() if name.endswith("cap_o") or name == "ai_o"]
-    if caps and "mem_bound_o" not in differing and all(_one_lsb(want, got) for want, got in caps):
+    if failure.kind == "error bound":
         return "rounding"
-    if "mem_bound_o" in differing and "ridge" in vector:
+    if failure.kind != "mismatch":
+        return None
+    differs = {_output(name): (want, got) for name, want, got in failure.differs}
+    if "sat_o" in differs or "div0_o" in differs or any(r in failure.regimes for r in DIVISION_BY_ZERO):
+        return "saturation"
+    if "mem_bound_o" in differs and (RIDGE in failure.regimes or STEP_BELOW in failure.regimes):
         return "ridge tie"
+    if "binding_o" in differs and not any(name in differs for name in CAP_OUTPUTS):
+        return "binding level"
+    if WIDE_PRODUCT in failure.regimes:
+        return "product width"
+    caps = [pair for name, pair in differs.items() if name in CAP_OUTPUTS]
+    if caps and "mem_bound_o" not in differs and all(abs(want - got) == 1 for want, got in caps):
+        return "rounding"
+    if "binding_o" in differs:
+        return "binding level"
+    if "mem_bound_o" in differs and TIE in failure.regimes:
+        return "rounding"
     return None
 
 
-def _one_lsb(want: str, got: str) -> bool:
-    try:
-        return abs(int(want, 16) - int(got, 16)) == 1
-    except ValueError:
-        return False
+def _streams(top: str) -> bool:
+    return any(port.name == "out_ready_i" for port in MODULES[top].ports)
 
 
-def hints_for(reports: list[str], fallback: str = "") -> list[str]:
-    """One hint per kind of failure seen, most common first; the group's own hint when none fits."""
-    kinds: dict[str, int] = {}
-    for report in reports:
-        kind = kind_of(report)
-        if kind:
-            kinds[kind] = kinds.get(kind, 0) + 1
-    ordered = sorted(kinds, key=lambda k: -kinds[k])
-    return [f"hint ({kind}): {HINTS[kind]}" for kind in ordered] or ([f"hint: {fallback}"] if fallback else [])
+def hints_for(failures: Iterable[Failure], top: str, fallback: str = "") -> list[str]:
+    """One hint per kind of failure seen, most common first, for the kinds behind at least a
+    SHARE of the failures (a design wrong everywhere is not told about rounding because a few of
+    its vectors were off by one); the group's own hint when none fits."""
+    every = [kind_of(failure, top) for failure in failures]
+    kinds = Counter(kind for kind in every if kind)
+    shown = [kind for kind, count in kinds.most_common() if count >= SHARE * len(every)]
+    return [f"hint ({kind}): {HINTS[kind]}" for kind in shown] or ([f"hint: {fallback}"] if fallback else [])

@@ -13,8 +13,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roofline_bench.benches import TESTS
 from roofline_core.contract import ParamSet, tops_with
-from roofline_core.paths import LABS_DIR, bench_dir
+from roofline_core.paths import LABS_DIR
 
 KINDS = ("sim", "synthesis")
 # How a simulation group turns its tests into marks. "proportional" (the default): each test
@@ -71,9 +72,8 @@ def available() -> list[int]:
 
 
 def bench_tests(top: str) -> set[str]:
-    """The cocotb tests the module's bench defines."""
-    text = (bench_dir(top) / f"test_{top}.py").read_text()
-    return set(re.findall(r"@cocotb\.test\(\)\s*\nasync def (\w+)", text))
+    """The tests the module's bench defines (roofline_bench)."""
+    return set(TESTS[top])
 
 
 def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:

@@ -1,15 +1,18 @@
-"""Before any test: the files, the compile, the calls the design makes, and the ports.
+"""Before any test: the files, the compile, the design as the tools build it, and the ports.
 
-Every step runs in the sandbox on the staged submission. Each problem comes back as a few
-lines a student can act on: the file and line of a compile error (quoting only the student's
-own files), the system call a design module makes, a missing port, or the width a port has
-against the width it should have.
+Every step runs in the sandbox on the staged submission, and none runs the submission's code:
+only tools read its text. Each problem comes back as a few lines a student can act on: the
+file and line of a compile error (quoting only the student's own files), a construct outside
+the allow-list (design_check), a design that differs between the tools, a missing port. A port
+of the wrong width is a warning: the tests run, and the ports group and whatever the width
+breaks lose their marks.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,20 +20,13 @@ from roofline_core.contract import MODULES, ParamSet
 from roofline_core.tools import eda_command, yosys_available
 
 from . import sandbox
-from .intake import IntakeError, Submission, modules_in, reachable, select_design, stage, strip_comments
+from .intake import IntakeError, Submission, select_design, stage
 
 MAX_ERRORS = 5
 INSIDE = Path("/submission")
 # iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
-SYSTEM_CALL = re.compile(r"\$[A-Za-z_][\w$]*")
-# Calls that reach files, the shell or C code: the contract allows none in a design, and they
-# could touch the grading machine. Elaboration checks ($error, $fatal, ...) and $display are fine.
-SIDE_EFFECTS = re.compile(r"\$(system|c|f(?!inish$|atal$)\w*|s?readmem\w*|writemem\w*|dump\w*|value\$plusargs|test\$plusargs)$")
-ELABORATION_CHECKS = {"$error", "$fatal", "$warning", "$info", "$clog2", "$bits", "$signed", "$unsigned", "$size",
-                      "$high", "$low", "$left", "$right", "$countones", "$onehot", "$onehot0", "$isunknown"}
-DPI_IMPORT = re.compile(r'\bimport\s+"DPI')
-STAGES = {"files": "no files", "compile": "compile error", "forbidden": "forbidden call", "ports": "port mismatch",
+STAGES = {"files": "no files", "compile": "compile error", "forbidden": "not allowed", "ports": "missing port",
           "resources": "resource limit"}
 
 
@@ -126,39 +122,21 @@ def compile_check(top: str, submission: Submission, run: Runner) -> tuple[str, l
     return "compile", summarize_compile_errors(outcome.stdout + outcome.stderr, submission)
 
 
-def system_calls(preprocessed: str, design: set[str]) -> list[tuple[str, str]]:
-    """(module, call) for every $call inside a module of the design, after the preprocessor ran."""
-    found = []
-    for module, body in modules_in(preprocessed).items():
-        if module in design:
-            found += [(module, call) for call in SYSTEM_CALL.findall(body)]
-    return found
-
-
-def call_check(top: str, submission: Submission, run: Runner, verilator: bool) -> tuple[list[str], list[str]]:
-    """(problems, notes): side-effecting calls in the design refuse it; other simulation-only calls are noted.
-
-    The preprocessor runs first (Icarus's, or Verilator's when grading on Verilator), so macros,
-    token pasting and `include`d files are seen as the simulator sees them.
-    """
-    files = [inside(submission, f) for f in submission.files]
-    if verilator:
-        argv = ["verilator", "-E", "-P", *include_flags(submission), *files]
-    else:
-        argv = ["sh", "-c", 'iverilog -g2012 -E -o /run/pre.sv "$@" && cat /run/pre.sv', "iverilog", *include_flags(submission),
-                *files]
-    outcome = run(argv, use_verilator=verilator)
-    if outcome.returncode != 0:
-        return [f"the preprocessor failed: {summarize_compile_errors(outcome.stdout + outcome.stderr, submission)[0]}"], []
-    calls = system_calls(outcome.stdout, reachable(modules_in(outcome.stdout), top))
-    problems = sorted({f"module {module} calls {call}: a design may not touch files, the shell or C code "
-                       "(move it to a testbench)" for module, call in calls if SIDE_EFFECTS.match(call)})
-    if DPI_IMPORT.search(outcome.stdout) or "$c(" in strip_comments(outcome.stdout).replace(" ", ""):
-        problems.append("the design imports C code (DPI or $c): the grader runs no C code of yours")
-    notes = sorted({f"module {module} calls {call}: not synthesizable; the contract allows no $ calls except "
-                    "elaboration checks" for module, call in calls
-                    if not SIDE_EFFECTS.match(call) and call not in ELABORATION_CHECKS})
-    return problems[:MAX_ERRORS], notes[:MAX_ERRORS]
+def design_check(submission: Submission, run: Runner, tools: list[str], optional: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(problems, notes) of the design as the tools build it (roofline_course.design_check, in the sandbox)."""
+    job = {"files": [run.path(f) for f in submission.files], "includes": [run.path(f) for f in submission.folders],
+           "tools": tools, "optional": list(optional)}
+    outcome = run([sys.executable, "-m", "roofline_course.design_check"], use_verilator="verilator" in tools,
+                  eda=("yosys",) if "yosys" in tools else (), stdin=json.dumps(job).encode())
+    limit = _limit_problem(outcome, "the design check", run.limits)
+    if limit:
+        return [limit], []
+    try:
+        reply = json.loads(outcome.stdout)
+        return [str(p) for p in reply["problems"]], [str(n) for n in reply["notes"]]
+    except (ValueError, KeyError, TypeError):
+        tail = (outcome.stderr.strip().splitlines() or ["no output"])[-1]
+        return [f"the design could not be read: {tail.replace(str(INSIDE) + '/', '')[:300]}"], []
 
 
 def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], run: Runner) -> tuple[dict | None, str]:
@@ -201,29 +179,36 @@ def port_check(top: str, submission: Submission, param_sets: list[ParamSet], run
             return "resources", [error.removeprefix("LIMIT ")], []
         if module is None:
             return "ports", [f"the design does not elaborate at {_describe(top, p)}: {error}"], []
-        problems = _compare_ports(top, p, module["ports"])
-        if problems:
-            return "ports", problems, []  # one parameter set's worth is enough to act on
+        missing, widths = _compare_ports(top, p, module["ports"])
+        if missing:
+            return "ports", missing, []  # one parameter set's worth is enough to act on
+        if widths:
+            return "ok", [], widths + ["the tests run anyway: the ports group, and the tests a wrong width breaks, "
+                                       "lose their marks"]
     return "ok", [], []
 
 
-def _compare_ports(top: str, p: ParamSet, actual_ports: dict) -> list[str]:
+def _compare_ports(top: str, p: ParamSet, actual_ports: dict) -> tuple[list[str], list[str]]:
+    """(problems that stop grading, widths that do not): a missing port, a wrong direction or an
+    extra port stop it; a wrong width is reported with its fix and the tests still run."""
     where = _describe(top, p)
     expected = expected_ports(top, p)
     actual = {name: (port["direction"], len(port["bits"])) for name, port in actual_ports.items()}
-    problems = [f"port {name} is missing (an {direction} of {width} bit{'s' * (width != 1)} at {where})"
-                for name, (direction, width) in expected.items() if name not in actual]
+    problems = [f"port {name} is missing: declare it as an {direction} of {width} bit{'s' * (width != 1)} at {where} "
+                "(see the handout's port list)" for name, (direction, width) in expected.items() if name not in actual]
+    widths = []
     for name, (direction, width) in expected.items():
         if name not in actual:
             continue
         got_direction, got_width = actual[name]
         if got_direction != direction:
-            problems.append(f"port {name} is an {got_direction}; the contract makes it an {direction}")
+            problems.append(f"port {name} is an {got_direction}; the contract makes it an {direction}: change its direction")
         elif got_width != width:
-            problems.append(f"port {name} is {got_width} bits wide at {where}; the contract says {width}")
-    problems += [f"port {name} is not in the contract (remove it or make it internal)"
+            widths.append(f"port {name} is {got_width} bits wide at {where}; the contract says {width}: derive its width "
+                          "from the parameters (the handout gives each port's width)")
+    problems += [f"port {name} is not in the contract: remove it or make it an internal signal"
                  for name in actual if name not in expected]
-    return problems
+    return problems, widths
 
 
 def _describe(top: str, p: ParamSet) -> str:
@@ -239,11 +224,16 @@ class Runner:
     unsafe: bool = False
     slot: int = 0
 
-    def __call__(self, argv: list[str], *, eda: tuple[str, ...] = (), use_verilator: bool = False) -> sandbox.Outcome:
+    def __call__(self, argv: list[str], *, eda: tuple[str, ...] = (), use_verilator: bool = False,
+                 stdin: bytes = b"") -> sandbox.Outcome:
         env = sandbox.simulator_env(use_verilator)
         argv = [_unsafe_path(a, self.submission) for a in argv] if self.unsafe else argv
         return sandbox.run(argv, submission=self.submission.root, timeout_s=self.limits.step_s, limits=self.limits,
-                           slot=self.slot, unsafe=self.unsafe, eda=eda, env=env)
+                           slot=self.slot, unsafe=self.unsafe, eda=eda, env=env, stdin=stdin)
+
+    def path(self, staged: Path) -> str:
+        """Where a staged file is as the step sees it."""
+        return str((self.submission.root if self.unsafe else INSIDE) / self.submission.relative(staged))
 
 
 def _unsafe_path(word: str, submission: Submission) -> str:
@@ -254,7 +244,7 @@ def _unsafe_path(word: str, submission: Submission) -> str:
 
 
 def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, limits: sandbox.Limits | None = None,
-             unsafe: bool = False, verilator: bool = False, slot: int = 0) -> Precheck:
+             unsafe: bool = False, verilator: bool = False, slot: int = 0, synthesis: bool = False) -> Precheck:
     try:
         submission = select_design(stage(rtl, folder / "submission"), top)
     except IntakeError as problem:
@@ -264,9 +254,10 @@ def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, li
     stage_name, errors = compile_check(top, submission, run)
     if errors:
         return Precheck(stage_name, errors, warnings, submission)
-    problems, notes = call_check(top, submission, run, verilator)
+    tools = ["verilator" if verilator else "icarus", "yosys"]
+    problems, notes = design_check(submission, run, tools, optional=() if synthesis else ("yosys",))
     if problems:
-        return Precheck("forbidden", [*problems, "not simulated: these calls would reach the grading machine"],
+        return Precheck("forbidden", [*problems, "not built: the grader builds only the constructs a lab design needs"],
                         warnings + notes, submission)
     stage_name, problems, port_warnings = port_check(top, submission, param_sets, run)
     return Precheck(stage_name, problems, warnings + notes + port_warnings, submission)

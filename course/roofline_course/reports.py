@@ -16,7 +16,6 @@ from typing import Any
 from .results import Grade
 
 SCHEMA = 1
-HIDDEN_NOTE = "a hidden group: its details are shown after the due date"
 
 
 def canonical(grade: Grade) -> dict[str, Any]:
@@ -116,18 +115,19 @@ def gradescope(result: dict[str, Any]) -> dict[str, Any]:
 
 def prairielearn(result: dict[str, Any]) -> dict[str, Any]:
     """PrairieLearn's format: score 0..1; a submission that cannot be graded is `gradable: false`
-    with its problems as format errors, so it costs the student no attempt."""
+    with its problems as format errors, so it costs the student no attempt. PrairieLearn shows a
+    student everything at once (it has no after-the-due-date visibility), so hidden groups are left
+    out altogether, their points too; the instructor grades them after the deadline (make grade-all)."""
     document: dict[str, Any] = {"gradable": result["gradable"]}
     if not result["gradable"]:
         document["format_errors"] = result["problems"]
         return document
-    document["score"] = round(result["score"] / result["max_score"], 6) if result["max_score"] else 0.0
+    shown = [g for g in result["groups"] if not g["hidden"]]
+    most = sum(g["weight"] for g in shown)
+    document["score"] = round(sum(g["score"] for g in shown) / most, 6) if most else 0.0
     document["output"] = "\n".join(result["warnings"])
-    document["tests"] = [{
-        "name": g["name"], "points": g["score"], "max_points": g["weight"],
-        "output": HIDDEN_NOTE if g["hidden"] else "\n".join(g["detail"]),
-        "message": g["status"] if not g["hidden"] else "",
-    } for g in result["groups"]]
+    document["tests"] = [{"name": g["name"], "points": g["score"], "max_points": g["weight"],
+                          "output": "\n".join(g["detail"]), "message": g["status"]} for g in shown]
     return document
 
 

@@ -70,8 +70,10 @@ class RateBatch:
         level_products = products(vectors)
         for name, hits in vector_coverage_bins(self, vectors, want, level_products).items():
             self.coverage.hit(name, hits)
-        bad = np.flatnonzero(failing(self, vectors, want, actual, level_products))
+        bad_rows = failing(self, vectors, want, actual, level_products)
+        bad = np.flatnonzero(bad_rows)
         self.sb.checked += len(pending) - bad.size
+        self._expect(want, ~bad_rows)
         for row in bad.tolist():
             vector_id, label, vector, outputs = pending[row]
             self.judge(vector_id, label, vector, outputs, False)  # its coverage is counted above
@@ -79,6 +81,17 @@ class RateBatch:
                 self.sb.fail(vector_id, f"INTERNAL {self.sb.cfg.top} [{self.sb.test} {vector_id}]: the vectorised "
                                         "model failed this vector and the one-vector model passed it; please report it",
                              kind="other")
+
+    def _expect(self, want: Outputs, rows: np.ndarray) -> None:
+        """The expected outputs of the vectors that passed in bulk, counted as check() counts them."""
+        columns = [want.cap, want.mem_bound.astype(np.uint64)]
+        if self.hierarchy:
+            columns += [want.binding.astype(np.uint64), *want.level_caps.T]
+        table = np.stack(columns, axis=1)[rows]
+        if len(table):
+            values, counts = np.unique(table, axis=0, return_counts=True)
+            for value, count in zip(values.tolist(), counts.tolist(), strict=True):
+                self.sb.expect(tuple(value), count)
 
     def _arrays(self, pending: list[tuple[str | int, str, RateVector, tuple[int, ...]]]) -> tuple[Vectors, Outputs]:
         count, levels, fmt = len(pending), self.levels, self.fmt

@@ -13,8 +13,9 @@ from collections import deque
 from dataclasses import dataclass
 
 from roofline_core.scoreboard import Field, selected
-from roofline_golden import cases, exact, fixed, format_fraction
+from roofline_golden import QFormat, cases, exact, fixed, format_fraction
 
+from .coverage import Coverage
 from .ports import Unresolved
 from .rates import check_widths
 from .run import Run, tests
@@ -171,7 +172,8 @@ class IntensityTB:
             f"exact  : ops / bytes = {'unbounded (bytes = 0)' if real is None else format_fraction(real)} FLOP/B",
             f"done_o came {latency} cycles after start_i (the contract allows at most {self.max_latency})",
         ]
-        self.sb.check(op.vector_id, op.label, inputs, fields, context)
+        self.sb.check(op.vector_id, op.label, inputs, fields, context,
+                      lambda: division_regimes(fmt, count_bits, op.ops, op.bytes, want.sat))
         if latency > self.max_latency:
             self.sb.fail(op.vector_id, f"LATENCY {latency} cycles exceeds the contract's {self.max_latency}",
                          kind="latency", label=op.label)
@@ -188,6 +190,13 @@ class IntensityTB:
     def finish(self) -> None:
         if self.latencies:
             self.run.log.info("latency: min %d, max %d cycles", min(self.latencies), max(self.latencies))
+
+
+def division_regimes(fmt: QFormat, count_bits: int, ops: int, moved: int, saturated: bool) -> tuple[str, ...]:
+    """What a division was, in the coverage bins' words: by zero, saturated, a rounding tie ..."""
+    seen = Coverage()
+    seen.sample_division(fmt, count_bits, ops, moved, saturated)
+    return tuple(sorted(seen.hits))
 
 
 def directed(run: Run, group: str) -> list[Operation]:

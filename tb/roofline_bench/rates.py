@@ -9,7 +9,7 @@ from fractions import Fraction
 from roofline_core.config import BenchConfig
 from roofline_core.describe import exact_context, inputs_text
 from roofline_core.scoreboard import Field, Scoreboard, selected
-from roofline_golden import cases, fixed, format_fraction
+from roofline_golden import QFormat, cases, fixed, format_fraction
 
 from .batch import RateBatch
 from .coverage import Coverage
@@ -71,14 +71,15 @@ def check_widths(run: Run, expected: dict[str, int]) -> None:
     for name, width in expected.items():
         actual = run.ports.widths.get(name)
         run.sb.check(name, f"the width of {name}", [f"parameters: {_parameters(run.cfg)}"],
-                     [Field(f"{name} width", width, -1 if actual is None else actual, "bits")])
+                     [Field(f"{name} width", width, -1 if actual is None else actual, "bits")], values=False)
 
 
 def _parameters(cfg: BenchConfig) -> str:
     return ", ".join(f"{name}={value}" for name, value in cfg.param_set.for_module(cfg.top).items())
 
 
-def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_raw: int, exact_cap: Fraction) -> None:
+def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_raw: int, exact_cap: Fraction,
+                      regimes: tuple[str, ...] = ()) -> None:
     """|cap - min(peak, ai*bw)| <= 2^-(F+1) for exactly representable inputs (spec section 2)."""
     fmt = sb.cfg.params.fmt
     error = abs(fmt.to_real(actual_raw) - exact_cap)
@@ -87,19 +88,19 @@ def check_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_ra
             vector_id,
             f"ERROR BOUND {sb.cfg.top} [{sb.test} {vector_id}]: {name} = {fmt.describe(actual_raw, 'GFLOP/s')} is "
             f"{format_fraction(error)} from the exact {format_fraction(exact_cap)}; the bound is 2^-{fmt.frac_bits + 1}",
-            kind="error bound",
+            kind="error bound", regimes=regimes,
         )
 
 
 def check_rate_error_bound(sb: Scoreboard, vector_id: str | int, name: str, actual_raw: int, peak: int,
-                           products: list[int]) -> None:
+                           products: list[int], vector: RateVector) -> None:
     """The same bound in integers, for rates given as raw values: the exact cap is
     min(peak, ai * bw over the levels given), which is min(peak * 2^F, products) / 2^2F, so
     |cap - exact| <= 2^-(F+1) is 2 * |cap * 2^F - that| <= 2^F. No Fraction unless it fails."""
     fmt = sb.cfg.params.fmt
     scaled = min(peak << fmt.frac_bits, *products)
     if 2 * abs((actual_raw << fmt.frac_bits) - scaled) > 1 << fmt.frac_bits:
-        check_error_bound(sb, vector_id, name, actual_raw, Fraction(scaled, 1 << (2 * fmt.frac_bits)))
+        check_error_bound(sb, vector_id, name, actual_raw, Fraction(scaled, 1 << (2 * fmt.frac_bits)), regimes(fmt, vector))
 
 
 def report_unresolved(sb: Scoreboard, vector_id: str | int, label: str, problem: Exception, inputs: list[str]) -> None:
@@ -170,8 +171,8 @@ def judge_attainable(sb: Scoreboard, coverage: Coverage, vector_id: str | int, l
     if doc_mem_bound is not None:
         fields.append(Field("mem_bound_o (the documents' verdict)", int(doc_mem_bound), int(mem_bound)))
     sb.check(vector_id, label, lambda: inputs_text(fmt, peak, (bw,), (ai,)), fields,
-             lambda: exact_context(fmt, peak, (bw,), (ai,))[0])
-    check_rate_error_bound(sb, vector_id, "cap_o", cap, peak, [ai * bw])
+             lambda: exact_context(fmt, peak, (bw,), (ai,))[0], lambda: regimes(fmt, vector))
+    check_rate_error_bound(sb, vector_id, "cap_o", cap, peak, [ai * bw], vector)
 
 
 def judge_hierarchy(sb: Scoreboard, coverage: Coverage, vector_id: str | int, label: str, vector: RateVector,
@@ -194,11 +195,19 @@ def judge_hierarchy(sb: Scoreboard, coverage: Coverage, vector_id: str | int, la
     if document is not None:
         fields += _document_fields(document, cap, binding, level_caps)
     sb.check(vector_id, label, lambda: inputs_text(fmt, vector.peak, vector.bws, vector.ais), fields,
-             lambda: exact_context(fmt, vector.peak, vector.bws, vector.ais)[0])
+             lambda: exact_context(fmt, vector.peak, vector.bws, vector.ais)[0], lambda: regimes(fmt, vector))
     products = [ai * bw for ai, bw in zip(vector.ais, vector.bws, strict=True)]
-    check_rate_error_bound(sb, vector_id, "cap_o", cap, vector.peak, products)
+    check_rate_error_bound(sb, vector_id, "cap_o", cap, vector.peak, products, vector)
     for level in range(levels):
-        check_rate_error_bound(sb, vector_id, f"level_cap_o[{level}]", level_caps[level], vector.peak, [products[level]])
+        check_rate_error_bound(sb, vector_id, f"level_cap_o[{level}]", level_caps[level], vector.peak, [products[level]],
+                               vector)
+
+
+def regimes(fmt: QFormat, vector: RateVector) -> tuple[str, ...]:
+    """What a vector was, in the coverage bins' words: the ridge, a tie, a product above the format ..."""
+    seen = Coverage()
+    seen.sample_rates(fmt, vector.peak, vector.bws, vector.ais)
+    return tuple(sorted(seen.hits))
 
 
 def _document_fields(document: cases.RatesCase, cap: int, binding: int, level_caps: list[int]) -> list[Field]:
