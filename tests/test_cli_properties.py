@@ -121,3 +121,5 @@ def test_many_kernels_plot_as_a_density_with_few_labels(tmp_path: Path) -> None:
     labelled = [text for text in ax.texts if text.get_gid() == "label-kernel"]
     assert 0 < len(labelled) <= plot_layout.MAX_LABELS
     assert len(ax.collections) == 1 and len(ax.collections[0].get_offsets()) > 1, "the density (hexbin) is drawn"
+    ticks = [text.get_text() for text in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert ticks and not any("$" in tick for tick in ticks), f"decades as plain numbers (1k, 0.1), not 10^n: {ticks}"

@@ -41,10 +41,10 @@ def figure(platform: Platform, placements: list[Placement], title: str | None = 
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
     FigureCanvasAgg(fig)
     ax = fig.add_axes(AXES)
-    _axes(ax, view, title or f"Roofline: {platform.name}")
     _roofs(ax, view)
     dense = len(placements) > MAX_POINTS
     handles = _kernels(fig, ax, view, placements, dense)
+    _axes(ax, view, title or f"Roofline: {platform.name}")  # after hexbin, which resets the scales' ticks
     _labels(fig, ax, view, marker_points(view, platform, placements, dense))
     _legend(ax, view, handles)
     return fig
