@@ -44,7 +44,7 @@ LATE_MAX    ?=
 # make sweep / grade-all CLUSTER=<Dask scheduler address or file> or CLUSTER=local:K; SHARDS=<n> for a sweep
 CLUSTER     ?=
 SHARDS      ?=
-# V=1: make sim and make check print the simulator's whole output, not only the summary and failures
+# V=1: make sim, make sweep and make check print the simulator's whole output, not only the summary and failures
 V           ?=
 
 # $(call given,VAR,default): VAR when set on the command line or in the environment, else the
@@ -61,7 +61,7 @@ SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_a
              $(PARAM_ARGS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
              $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
              $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)") \
-             $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS))
+             $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS)) $(if $(filter 1 yes true,$(V)),--verbose)
 
 SIM_ARGS = --sim $(SIM) --top $(TOP) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bits $(COUNT_BITS)) \
            $(if $(MUL_STAGES),--mul-stages $(MUL_STAGES)) $(if $(call given,N,$(SWEEP)),--sweep $(call given,N,$(SWEEP))) \

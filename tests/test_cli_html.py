@@ -1,4 +1,4 @@
-"""`roofline plot -o x.html`: a self-contained interactive page, loaded in headless Chromium. It must
+"""`roofline plot -o x.html`: an interactive page (Plotly from one script beside it), loaded in headless Chromium. It must
 log nothing but its own ready line (no console errors) and draw a point for every kernel at every
 level where it has one, with a check box for each level and precision."""
 
@@ -44,7 +44,7 @@ def write_page(platform_file: Path, out: Path) -> Path:
 
 
 @pytest.mark.parametrize("name", ["a100.toml", "document.toml"])
-def test_the_page_is_self_contained_with_hover_and_toggles(name: str, tmp_path: Path) -> None:
+def test_the_page_loads_plotly_from_beside_it_with_hover_and_toggles(name: str, tmp_path: Path) -> None:
     html = write_page(EXAMPLES_DIR / name, tmp_path / "page.html").read_text()
     assert not re.search(r'<script[^>]+src="(https?:)?//', html), "the page loads a script from the network"
     assert "hovertemplate" in html and "roofline-toggles" in html

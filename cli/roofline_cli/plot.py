@@ -1,137 +1,182 @@
-"""`roofline plot`: the platform's roofs and each kernel's points on log-log axes (matplotlib)."""
+"""`roofline plot -o x.png|x.svg`: the platform's roofs and each kernel's points on log-log axes (matplotlib).
+
+The roofs, ridges, axes, label texts and label places come from plot_layout, as in the HTML page.
+The axes keep a fixed place in the figure (the legend stands to their right), so the labels are
+placed once, in the pixels they are drawn in.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
-from .place import Placement, number
+from .place import Placement
 from .platform import Platform
+from .plot_layout import MAX_POINTS, Frame, Label, Scene, layout, marker_points, scene, tick_text
 
-COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
-# Label offsets (points from the point labelled) tried in turn; the first whose box overlaps
-# no label already placed wins.
-OFFSETS = ((10, 6), (10, -22), (-10, 6), (-10, -22), (12, 26), (12, -42), (-12, 26), (-12, -42), (14, 46), (14, -62))
-CHAR_W, LINE_H = 5.0, 10.5  # points per character and per line at font size 8
-
-
-MAX_POINTS = 400  # more kernels than this are drawn as a density
-MAX_LABELS = 20
+FIGSIZE, DPI = (11.5, 6.8), 120
+AXES = (0.07, 0.09, 0.64, 0.83)  # left, bottom, width, height (figure fractions): the legend takes the right
+LINE_STYLES = ("-", "--", ":", "-.")
+FONT_SIZE = 8
+LABEL_BOX = {"boxstyle": "round,pad=0.25", "fc": "white", "ec": "none", "alpha": 0.9}
+LEADER = {"arrowstyle": "-", "color": "0.55", "lw": 0.6, "shrinkA": 0, "shrinkB": 4}
+LEADER_FROM = 30  # pixels between a label's centre and its point beyond which a leader line joins them
 
 
 def plot(platform: Platform, placements: list[Placement], out: Path, title: str | None = None,
          rtl_caps: dict[str, Fraction] | None = None) -> None:
-    import matplotlib
+    fig = figure(platform, placements, title, rtl_caps)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    intensities = [float(row.intensity) for p in placements for row in p.rows if row.intensity > 0]
-    ridges = [float(peak / level.bandwidth) for peak in platform.peaks.values() for level in platform.levels]
-    low = min(intensities + ridges) / 8
-    high = max(intensities + ridges) * 8
-    fig, ax = plt.subplots(figsize=(10, 6.5), dpi=120)
+def figure(platform: Platform, placements: list[Placement], title: str | None = None,
+           rtl_caps: dict[str, Fraction] | None = None) -> Any:
+    """The drawn figure; its labels are the texts whose gid starts with "label-"."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    view = scene(platform, placements, rtl_caps)
+    fig = Figure(figsize=FIGSIZE, dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes(AXES)
+    _roofs(ax, view)
+    dense = len(placements) > MAX_POINTS
+    handles = _kernels(fig, ax, view, placements, dense)
+    _axes(ax, view, title or f"Roofline: {platform.name}")  # after hexbin, which resets the scales' ticks
+    _labels(fig, ax, view, marker_points(view, platform, placements, dense))
+    _legend(ax, view, handles)
+    return fig
+
+
+def _axes(ax: Any, view: Scene, title: str) -> None:
+    from matplotlib.ticker import FixedFormatter, FixedLocator, LogLocator, NullFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
-    top_peak = max(platform.peaks.values())
-    level_color = {level.name: COLORS[i % len(COLORS)] for i, level in enumerate(platform.levels)}
+    ax.set_xlim(*view.xlim)
+    ax.set_ylim(*view.ylim)
+    for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+        decades = view.decades(name)
+        axis.set_major_locator(FixedLocator(decades))
+        axis.set_major_formatter(FixedFormatter([tick_text(value) for value in decades]))
+        axis.set_minor_locator(LogLocator(subs=tuple(range(2, 10))))
+        axis.set_minor_formatter(NullFormatter())
+    ax.tick_params(labelsize=9)
+    ax.set_xlabel("arithmetic intensity (FLOP/B)")
+    ax.set_ylabel("attainable performance (GFLOP/s)")
+    ax.set_title(title)
+    ax.grid(True, which="major", linewidth=0.5, alpha=0.6)
+    ax.grid(True, which="minor", linewidth=0.3, alpha=0.3)
 
-    for level in platform.levels:
-        ridge = float(top_peak / level.bandwidth)
-        xs = [low, ridge]
-        ax.plot(xs, [x * float(level.bandwidth) for x in xs], color=level_color[level.name], linewidth=2,
-                label=f"{level.name}: {number(level.bandwidth)} GB/s")
-    for i, (precision, peak) in enumerate(platform.peaks.items()):
-        start = float(min(peak / level.bandwidth for level in platform.levels))
-        ax.plot([start, high], [float(peak)] * 2, color="black", linewidth=2.5 - 0.6 * i, linestyle=("-", "--", ":")[i % 3],
-                label=f"peak {precision}: {number(peak)} GFLOP/s")
-        for j, level in enumerate(platform.levels):
-            ridge = float(peak / level.bandwidth)
-            ax.plot([ridge], [float(peak)], marker="D", color=level_color[level.name], markersize=6, zorder=4)
-            if i == 0:  # one label per level, stacked below the first roof so they never collide
-                ax.annotate(f"ridge {level.name}: {number(peak / level.bandwidth)} FLOP/B", (ridge, float(peak)),
-                            textcoords="offset points", xytext=(6, -14 - 11 * j), fontsize=7, ha="left",
-                            color=level_color[level.name])
 
-    labels: list[tuple[float, float, str]] = []
+def _roofs(ax: Any, view: Scene) -> None:
+    for roof in view.roofs:
+        xs, ys = zip(roof.start, roof.end, strict=True)
+        ax.plot(xs, ys, color=roof.color, linewidth=2, linestyle=_style(roof.style))
+    for label in view.labels:
+        if label.kind == "ridge":
+            ax.plot([label.x], [label.y], marker="D", color=label.color, markersize=6, zorder=4)
+
+
+def _style(style: int) -> str:
+    return "-" if style < 0 else LINE_STYLES[style % len(LINE_STYLES)]
+
+
+def _kernels(fig: Any, ax: Any, view: Scene, placements: list[Placement], dense: bool) -> list[Any]:
+    """Draws every kernel's points; returns the legend's kernel entries."""
+    from matplotlib.lines import Line2D
+
     points: dict[tuple[str, bool], tuple[list[float], list[float]]] = {}  # (level, binds) -> xs, ys
     squares: tuple[list[float], list[float]] = ([], [])
     stars: dict[bool, tuple[list[float], list[float]]] = {False: ([], []), True: ([], [])}  # above the roof?
     for placement in placements:
         for row in placement.rows:
-            if row.intensity <= 0 or row.cap <= 0:
-                continue
-            xs, ys = points.setdefault((row.level, row.level == placement.binding), ([], []))
-            xs.append(float(row.intensity))
-            ys.append(float(row.cap))
-        anchor = next((r for r in placement.rows if r.level == placement.binding), placement.rows[0])
-        if placement.binding == "compute":  # on the flat roof: mark where the kernel meets it
-            anchor = max(placement.rows, key=lambda r: r.intensity)
-            squares[0].append(float(anchor.intensity))
+            if row.intensity > 0 and row.cap > 0:
+                xs, ys = points.setdefault((row.level, row.level == placement.binding), ([], []))
+                xs.append(float(row.intensity))
+                ys.append(float(row.cap))
+        at = max(placement.rows, key=lambda r: r.intensity)
+        if placement.binding == "compute" and at.intensity > 0 and placement.cap > 0:
+            squares[0].append(float(at.intensity))
             squares[1].append(float(placement.cap))
-        if anchor.intensity > 0 and placement.cap > 0:
-            text = f"{placement.kernel.name}\n{number(placement.cap)} GFLOP/s"
-            if rtl_caps and placement.kernel.name in rtl_caps:
-                text += f" (RTL {number(rtl_caps[placement.kernel.name])})"
-            labels.append((float(anchor.intensity), float(placement.cap), text))
         if placement.kernel.measured:
-            stars[placement.above_roof][0].append(float(anchor.intensity))
+            anchor_row = next((r for r in placement.rows if r.level == placement.binding), at)
+            stars[placement.above_roof][0].append(float(anchor_row.intensity))
             stars[placement.above_roof][1].append(float(placement.kernel.measured))
-    dense = len(placements) > MAX_POINTS
+    handles = []
     if dense:  # too many to tell apart: the binding points as a density, the other levels left out
         xs = [x for (_, binds), (level_xs, _) in points.items() if binds for x in level_xs]
         ys = [y for (_, binds), (_, level_ys) in points.items() if binds for y in level_ys]
-        cells = ax.hexbin(xs, ys, xscale="log", yscale="log", gridsize=60, mincnt=1, cmap="Blues", zorder=5)
-        fig.colorbar(cells, ax=ax, label="kernels (binding point) per cell")
+        cells = ax.hexbin(xs, ys, xscale="log", yscale="log", gridsize=60, mincnt=1, cmap="Blues", zorder=5,
+                          extent=[*map(_log10, view.xlim), *map(_log10, view.ylim)])
+        colorbar_axes = fig.add_axes((AXES[0] + AXES[2] + 0.015, AXES[1], 0.012, 0.3))
+        fig.colorbar(cells, cax=colorbar_axes, label="kernels per cell (binding point)")
     else:
         for (level, binds), (xs, ys) in points.items():
-            ax.plot(xs, ys, linestyle="", marker="o", markersize=9 if binds else 6,
-                    markerfacecolor=level_color[level] if binds else "white", markeredgecolor=level_color[level],
-                    markeredgewidth=1.5, zorder=5)
-        ax.plot(*squares, linestyle="", marker="s", markersize=8, color="black", zorder=6)
+            ax.plot(xs, ys, linestyle="", marker="o", markersize=8 if binds else 6,
+                    markerfacecolor=view.level_colors[level] if binds else "white",
+                    markeredgecolor=view.level_colors[level], markeredgewidth=1.5, zorder=5)
+        handles += [Line2D([], [], marker="o", linestyle="", markerfacecolor="grey", markeredgecolor="grey",
+                           label="point where a level binds"),
+                    Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="grey",
+                           label="point at another level")]
+    ax.plot(*squares, linestyle="", marker="s", markersize=7, color="black", zorder=6)
+    if squares[0]:
+        handles.append(Line2D([], [], marker="s", linestyle="", color="black", label="compute-bound: on the flat roof"))
     for above, (xs, ys) in stars.items():
         ax.plot(xs, ys, linestyle="", marker="*", markersize=11, color="red" if above else "black", zorder=6)
-    if len(labels) > MAX_LABELS:  # a readable sample, spread along the intensity axis
-        ordered = sorted(labels)
-        labels = [ordered[round(i * (len(ordered) - 1) / (MAX_LABELS - 1))] for i in range(MAX_LABELS)]
-        ax.text(0.01, 0.01, f"labels for {MAX_LABELS} of {len(placements)} kernels", transform=ax.transAxes,
-                fontsize=8, color="grey")
-
-    ax.set_xlim(low, high)
-    lowest_cap = min([float(p.cap) for p in placements if p.cap > 0] + [float(top_peak)])
-    ax.set_ylim(lowest_cap / 10, float(top_peak) * 3)
-    place_labels(fig, ax, labels)
-    ax.set_xlabel("arithmetic intensity (FLOP/B)")
-    ax.set_ylabel("attainable performance (GFLOP/s)")
-    ax.set_title(title or f"Roofline: {platform.name}")
-    ax.grid(True, which="both", linewidth=0.3, alpha=0.5)
-    ax.plot([], [], marker="o", linestyle="", markerfacecolor="grey", markeredgecolor="grey", label="binding level")
-    ax.plot([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="grey", label="other levels")
-    ax.plot([], [], marker="s", linestyle="", color="black", label="compute-bound kernel")
-    if any(p.kernel.measured for p in placements):
-        ax.plot([], [], marker="*", linestyle="", color="black", label="measured")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out)
-    plt.close(fig)
+        if xs:
+            handles.append(Line2D([], [], marker="*", linestyle="", markersize=9, color="red" if above else "black",
+                                  label="measured, above its roof" if above else "measured"))
+    return handles
 
 
-def place_labels(fig: object, ax: object, labels: list[tuple[float, float, str]]) -> None:
-    """Annotate each point at the first offset whose estimated box overlaps no earlier label."""
-    placed: list[tuple[float, float, float, float]] = []
-    points_per_pixel = 72 / fig.dpi  # type: ignore[attr-defined]
-    for x, y, text in sorted(labels, key=lambda item: (item[0], item[1])):
-        px, py = ax.transData.transform((x, y)) * points_per_pixel  # type: ignore[attr-defined]
-        lines = text.split("\n")
-        width, height = CHAR_W * max(len(line) for line in lines), LINE_H * len(lines)
-        for dx, dy in OFFSETS:
-            left = px + dx if dx > 0 else px + dx - width
-            box = (left, py + dy, left + width, py + dy + height)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
-                break
-        placed.append(box)
-        ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), fontsize=8,  # type: ignore[attr-defined]
-                    ha="left" if dx > 0 else "right", va="bottom",
-                    bbox={"boxstyle": "round,pad=0.2", "fc": "white", "alpha": 0.85, "lw": 0},
-                    arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5})
+def _log10(value: float) -> float:
+    import math
+
+    return math.log10(value)
+
+
+def _labels(fig: Any, ax: Any, view: Scene, points: list[tuple[float, float]]) -> None:
+    """Each label measured as drawn, placed by plot_layout, and moved there (or left out)."""
+    notes = [ax.annotate("\n".join(label.lines), (label.x, label.y), xytext=(0, 0), textcoords="offset points",
+                         ha="center", va="center", fontsize=FONT_SIZE, color=_text_color(label), bbox=LABEL_BOX,
+                         arrowprops=LEADER, zorder=8, gid=f"label-{label.kind}") for label in view.labels]
+    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()
+    sizes = [note.get_bbox_patch().get_window_extent(renderer) for note in notes]
+    box = ax.get_window_extent(renderer)
+    frame = Frame(box.width, box.height, view.xlim, view.ylim)
+    centres = layout(frame, view, points, [(size.width, size.height) for size in sizes])
+    points_per_pixel = 72 / fig.dpi
+    for note, label, centre in zip(notes, view.labels, centres, strict=True):
+        if centre is None:
+            note.remove()
+            continue
+        px, py = frame.pixel(label.x, label.y)
+        note.xyann = ((centre[0] - px) * points_per_pixel, (centre[1] - py) * points_per_pixel)
+        note.arrow_patch.set_visible(abs(centre[0] - px) + abs(centre[1] - py) > LEADER_FROM)
+    if text := view.note(centres):
+        fig.text(AXES[0] + AXES[2] + 0.015, 0.015, text, fontsize=FONT_SIZE, color="0.4", va="bottom")
+
+
+def _text_color(label: Label) -> str:
+    return label.color if label.kind == "ridge" else "black"
+
+
+def _legend(ax: Any, view: Scene, kernel_handles: list[Any]) -> None:
+    """One legend beside the axes: the roofs, then what the kernels' marks mean."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    roofs = [Line2D([], [], color=roof.color, linewidth=2, linestyle=_style(roof.style), label=roof.legend)
+             for roof in view.roofs]
+    roofs.append(Line2D([], [], marker="D", linestyle="", color="grey", label="ridge: peak / bandwidth"))
+    heading = {"roofs": Patch(visible=False, label="roofs"), "kernels": Patch(visible=False, label="kernels")}
+    legend = ax.legend(handles=[heading["roofs"], *roofs, heading["kernels"], *kernel_handles], loc="upper left",
+                       bbox_to_anchor=(1.02, 1.0), borderaxespad=0, fontsize=FONT_SIZE, frameon=False)
+    for text in legend.get_texts():
+        if text.get_text() in heading:
+            text.set_fontweight("bold")

@@ -19,6 +19,7 @@ from roofline_bulk import replay, wire
 from roofline_bulk.check import SweepTotals
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.helper import batch_paths, batch_slot, start_helpers
+from roofline_bulk.report import rate_text
 from roofline_core.describe import inputs_text
 from roofline_core.judge import Vectors
 from roofline_tb.signals import read_bool, read_uint
@@ -124,8 +125,8 @@ async def bulk_sweep(dut: Any) -> None:
             simulating += time.perf_counter() - simulated
             checks.append((helper_of(batch), helper_of(batch).submit("check", cfg, batch, batch_paths(cfg, batch)[1])))
             done = sum(stop - start for start, stop in plan[: batch + 1])
-            rate = done / (time.perf_counter() - started) / 1e6
-            dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %.2f M vectors/s", done, total, 100 * done / total, rate)
+            rate = rate_text(done / (time.perf_counter() - started))
+            dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %s", done, total, 100 * done / total, rate)
         waited = time.perf_counter()
         for helper, ticket in checks:
             totals.add(helper.result(ticket))
@@ -143,19 +144,19 @@ def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> 
     summary = (
         f"bulk {cfg.mode} sweep: {totals.checked} checked, {totals.mismatched} mismatched "
         f"({cfg.top}, {cfg.sim}, {cfg.fmt.name}, seed {cfg.seed}, shard {cfg.shard}) in {seconds:.2f} s, "
-        f"{rate / 1e6:.2f} M verified vectors/s"
+        f"{rate_text(rate, 'verified vectors/s')}"
     )
     dut._log.info("%s\ncoverage of this sweep:\n%s", summary, "\n".join(totals.coverage_lines()))
     out_dir = Path(cfg.out_dir)
     failures_file = None
     if totals.failing:
-        failures_file = out_dir / f"failing-{cfg.top}-{cfg.fmt.name}-l{cfg.levels}-seed{cfg.seed}-shard{cfg.shard.index}.npz"
+        failures_file = out_dir / cfg.failures_name()
         replay.save_failures(failures_file, cfg, Vectors.concat(totals.failing))
     stats = {
         "top": cfg.top, "sim": cfg.sim, "format": cfg.fmt.name, "levels": cfg.levels, "mode": cfg.mode,
         "seed": cfg.seed, "shard": str(cfg.shard), "lanes": cfg.lanes, "checked": totals.checked,
         "mismatched": totals.mismatched, "seconds": seconds, "vectors_per_s": rate, "bins": totals.bins,
-        "failures_file": str(failures_file) if failures_file else None,
+        "failures_file": str(failures_file) if failures_file else None, "reports": totals.reports,
     }
     (out_dir / "sweep_stats.json").write_text(json.dumps(stats, indent=2))
     if totals.mismatched:
@@ -163,8 +164,7 @@ def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> 
         raise AssertionError(
             f"{summary}\nfirst {len(totals.reports)} shown:\n\n{shown}\n\n"
             f"all {totals.mismatched} failing vectors: {failures_file}\n"
-            f"replay them: make sweep TOP={cfg.top} SIM={cfg.sim} INT_BITS={cfg.param_set.int_bits} "
-            f"FRAC_BITS={cfg.param_set.frac_bits} LEVELS={cfg.levels} REPLAY={failures_file}"
+            f"replay them: {cfg.replay_command(failures_file)}"
         )
     if totals.checked == 0:
         raise AssertionError(f"bulk sweep checked nothing ({cfg.rerun_command()})")

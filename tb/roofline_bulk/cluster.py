@@ -35,6 +35,7 @@ from roofline_core.sources import rtl_sources
 from roofline_core.workers import ClusterError, code_digest, worker_count, worker_name
 
 from . import replay
+from .check import MAX_REPORTS
 from .config import SweepConfig
 from .engine import BULK_DIR, run_sweep
 from .stimulus import Shard
@@ -159,6 +160,7 @@ def merge(cfg: SweepConfig, outcomes: dict[int, ShardOutcome], seconds: float, f
         "mismatched": sum(o.stats["mismatched"] for o in ordered), "seconds": seconds,
         "vectors_per_s": checked / seconds if seconds > 0 else 0.0, "bins": bins,
         "failures_file": str(failures_file) if failures_file else None,
+        "reports": [report for o in ordered for report in o.stats.get("reports", [])][:MAX_REPORTS],
         "workers": sorted({o.worker for o in ordered}),
     }
 

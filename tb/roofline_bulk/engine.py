@@ -14,18 +14,11 @@ from roofline_core.paths import BUILD_ROOT, TB_DIR
 from roofline_core.runner import BenchResult, Build, run_build
 from roofline_core.sources import rtl_sources, sources_digest
 
-from .config import SweepConfig, has_levels
+from .config import SweepConfig, default_lanes
+
+__all__ = ["BULK_DIR", "default_lanes", "run_sweep", "sweep_build"]  # default_lanes: where callers found it first
 
 BULK_DIR = TB_DIR / "bulk"
-
-
-def default_lanes(sim: str, top: str) -> int:
-    """Vectors per clock. Icarus is fastest at 1. On Verilator, 32 lanes of the one-level module ran
-    10^7 vectors 20-30% faster than 8; a module with memory levels is bound by its checks, not its
-    simulation, and 32 lanes only doubled its build time."""
-    if sim != "verilator":
-        return 1
-    return 8 if has_levels(top) else 32
 
 
 def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:

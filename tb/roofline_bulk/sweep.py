@@ -1,13 +1,16 @@
-"""`make sweep` and `make exhaustive`: the command line of bulk sweeps, on one simulator or a cluster, with a summary."""
+"""`make sweep` and `make exhaustive`: the command line of bulk sweeps, on one simulator or a cluster, with a summary.
+
+The simulator's output goes to sim.log in the build folder (V=1: to the terminal); the terminal
+gets the summary, each mismatch, the replay line, the log's path and the verdict (roofline_bulk.report)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from roofline_core.config import SIMS
 from roofline_core.contract import DEFAULT_SET, ParamSet
@@ -17,7 +20,8 @@ from roofline_core.workers import ClusterError, connect, worker_count
 
 from . import cluster
 from .config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig
-from .engine import default_lanes, run_sweep
+from .engine import run_sweep, sweep_build
+from .report import build_failure, progress_on_terminal, summarize
 from .stimulus import Shard
 
 
@@ -44,6 +48,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--cluster", default=None,
                         help="run the shards as Dask tasks: a scheduler address or file, or local:K (CLUSTER=)")
     parser.add_argument("--shards", type=int, default=None, help="shards of a cluster sweep (default: from N and workers)")
+    parser.add_argument("--verbose", action="store_true", help="the simulator's whole output on the terminal (V=1)")
     args = parser.parse_args(argv)
     default = EXHAUSTIVE_FORMAT if args.mode == "exhaustive" else DEFAULT_SET.params.fmt
     args.int_bits = default.int_bits if args.int_bits is None else args.int_bits
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.cluster:
         return run_on_cluster(args, configs)
-    verdicts = [run_one(cfg) for cfg in configs]
+    verdicts = [run_one(cfg, args.verbose) for cfg in configs]
     return max(verdicts)
 
 
@@ -112,7 +117,7 @@ def make_config(args: argparse.Namespace, top: str, seed: int) -> SweepConfig:
         raise ValueError("N must be at least 1")
     cfg = SweepConfig(
         top=top, sim=args.sim, param_set=ParamSet(args.int_bits, args.frac_bits, args.levels), seed=seed,
-        count=args.count, mode=mode, shard=Shard.parse(args.shard), lanes=args.lanes or default_lanes(args.sim, top),
+        count=args.count, mode=mode, shard=Shard.parse(args.shard), lanes=args.lanes or 0,
         batch=args.batch, only=args.only, replay=str(Path(args.replay).resolve()) if args.replay else None, rtl=args.rtl,
     )
     if cfg.only is not None and not 0 <= cfg.only < cfg.total and mode != "replay":
@@ -126,44 +131,26 @@ def announce(cfg: SweepConfig, where: str) -> None:
     print(
         f"roofline-hw {cfg.mode} sweep: {cfg.top} on {cfg.sim}, {cfg.fmt.name}"
         + (f", LEVELS {cfg.levels}" if cfg.hierarchy else "")
-        + f", seed {cfg.seed}, {where}: {what}, {cfg.lanes} lane(s)",
+        + f", seed {cfg.seed}, {where}: {what}, {cfg.lanes} lane(s)" + (f", RTL={cfg.rtl}" if cfg.rtl else ""),
         flush=True,
     )
 
 
-def run_one(cfg: SweepConfig) -> int:
+def run_one(cfg: SweepConfig, verbose: bool = False) -> int:
     announce(cfg, f"shard {cfg.shard}")
     started = time.monotonic()
     try:
-        result, stats = run_sweep(cfg)
+        log = None if verbose else sweep_build(cfg).folder / "sim.log"
+        with progress_on_terminal() if not verbose else contextlib.nullcontext():
+            result, stats = run_sweep(cfg, quiet=not verbose)
     except (ToolError, DropInError, ValueError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    except SystemExit as stop_reason:
-        print(f"error: the build or the simulator failed ({stop_reason}); see the log above", file=sys.stderr)
+    except SystemExit as stop:
+        build_failure(stop, log)
         return 1
-    passed = summarize(cfg, stats, result.failures, time.monotonic() - started)
+    passed = summarize(cfg, stats, result.failures, time.monotonic() - started, log)
     return 0 if passed and result.failed == 0 and result.passed > 0 else 1
-
-
-def summarize(cfg: SweepConfig, stats: dict[str, Any] | None, failures: tuple[str, ...], wall: float) -> bool:
-    """Prints the summary and the verdict line; True when every vector checked matched."""
-    print(f"\nsummary ({cfg.top}):")
-    if stats:
-        print(
-            f"  {stats['checked']:,} vectors checked, {stats['mismatched']:,} mismatched in {stats['seconds']:.2f} s "
-            f"({stats['vectors_per_s'] / 1e6:.2f} M verified vectors/s); {wall:.1f} s with the build"
-        )
-        print("  coverage:")
-        for name, hits in stats["bins"].items():
-            print(f"    {name:<34} {hits:>12,d}{'   <-- never hit' if hits == 0 else ''}")
-        if stats.get("failures_file"):
-            print(f"  failing vectors saved: {stats['failures_file']}")
-    for failure in failures:
-        print("  " + failure.splitlines()[0])
-    passed = bool(stats) and not failures and stats["mismatched"] == 0 and stats["checked"] > 0
-    print(f"{'PASS' if passed else 'FAIL'}; seed {cfg.seed}; rerun: {cfg.rerun_command()}", flush=True)
-    return passed
 
 
 if __name__ == "__main__":
