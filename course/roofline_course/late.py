@@ -66,8 +66,12 @@ def parse_time(value: object, what: str) -> datetime:
 def load_export(path: Path) -> dict[str, dict[str, Any]]:
     """The export's records by folder name. Raises MetadataError for a file that is not one."""
     try:
-        if path.stat().st_size > MAX_METADATA_BYTES:
-            raise MetadataError(f"{path}: larger than {MAX_METADATA_BYTES >> 20} MiB")
+        size = path.stat().st_size
+    except OSError as problem:
+        raise MetadataError(f"{path}: cannot be read ({type(problem).__name__})") from None
+    if size > MAX_METADATA_BYTES:
+        raise MetadataError(f"{path}: larger than {MAX_METADATA_BYTES >> 20} MiB")
+    try:
         with path.open("rb") as handle:
             document = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError, RecursionError, ValueError) as problem:
