@@ -117,7 +117,8 @@ def summary(lab: Lab, rows: dict[str, dict[str, Any]], similar: Similarity) -> d
                       "late": row["late_note"] if row["late_days"] is None else str(row["late_days"]),
                       "seconds": f"{row['seconds']:.1f} s", "problem": one_line(row["first_problem"])[:FIRST_PROBLEM_CHARS]}
                      for row in everyone],
-        "pairs": [(f"{100 * share:.0f}%", names[a], names[b]) for share, a, b in similar.pairs[:PAIRS_SHOWN]],
+        "pairs": [(f"{100 * pair.share:.0f}%", pair.tokens, names[pair.first], names[pair.second])
+                  for pair in similar.pairs[:PAIRS_SHOWN]],
         "pairs_found": len(similar.pairs), "compared": len(similar.compared), "floor": f"{100 * FLOOR:.0f}%",
         "left_out": [(names[key], why) for key, why in similar.left_out], "pairs_file": PAIRS_FILE,
     }
@@ -137,10 +138,10 @@ def compared_folders(rows: dict[str, dict[str, Any]]) -> dict[str, str]:
 def write_pairs(path: Path, rows: dict[str, dict[str, Any]], similar: Similarity) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, quoting=csv.QUOTE_ALL)
-        writer.writerow(["shared", "submission", "submission"])
-        for share, a, b in similar.pairs:
-            writer.writerow([f"{100 * share:.0f}%", spreadsheet_cell(rows[a]["submission"]),
-                             spreadsheet_cell(rows[b]["submission"])])
+        writer.writerow(["shared", "tokens", "submission", "submission"])
+        for pair in similar.pairs:
+            writer.writerow([f"{100 * pair.share:.0f}%", pair.tokens, spreadsheet_cell(rows[pair.first]["submission"]),
+                             spreadsheet_cell(rows[pair.second]["submission"])])
 
 
 def write(out: Path, lab: Lab, rows: dict[str, dict[str, Any]]) -> Path:

@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .intake import HDL_SUFFIXES
 
@@ -25,9 +25,16 @@ FLOOR = 0.5  # pairs sharing less than this share of their tokens are not listed
 NOISE_TOKENS = 25  # copydetect's k: shorter shared runs do not count
 
 
+class Pair(NamedTuple):
+    share: float  # of the tokens of the one with the larger share
+    tokens: int  # tokens in common: among pairs of one share, more shared code is stronger evidence
+    first: str  # ids
+    second: str
+
+
 @dataclass
 class Similarity:
-    pairs: list[tuple[float, str, str]] = field(default_factory=list)  # (share, id, id), every pair above FLOOR, highest first
+    pairs: list[Pair] = field(default_factory=list)  # every pair above FLOOR, highest share first, then most tokens
     compared: list[str] = field(default_factory=list)  # ids
     left_out: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
 
@@ -91,9 +98,9 @@ def similarity(folders: dict[str, str], starter: Path) -> Similarity:
             found.left_out.append((key, f"could not be tokenised ({type(problem).__name__})"))
     found.compared = sorted(prints)
     for first, second in combinations(found.compared, 2):
-        _, shares, _ = compare_files(prints[first], prints[second])
+        tokens, shares, _ = compare_files(prints[first], prints[second])
         share = float(max(shares))
         if share >= FLOOR:
-            found.pairs.append((share, first, second))
-    found.pairs.sort(key=lambda pair: (-pair[0], pair[1], pair[2]))
+            found.pairs.append(Pair(share, int(tokens), first, second))
+    found.pairs.sort(key=lambda pair: (-pair.share, -pair.tokens, pair.first, pair.second))
     return found
