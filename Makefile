@@ -41,6 +41,8 @@ TIMEOUT     ?=
 STUDENT     ?=
 LATE        ?=
 LATE_MAX    ?=
+DUE         ?=
+METADATA    ?=
 # make sweep / grade-all CLUSTER=<Dask scheduler address or file> or CLUSTER=local:K; SHARDS=<n> for a sweep
 CLUSTER     ?=
 SHARDS      ?=
@@ -92,7 +94,7 @@ help:
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..5> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
-	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= LATE= LATE_MAX= CLUSTER=)"
+	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= TIMEOUT= DUE= LATE= LATE_MAX= METADATA= CLUSTER=)"
 	@echo "                  writes scores.csv and dashboard.html under build/grade/labN-all/"
 	@echo "  make handout    the student copy: no reference RTL, no drop-in solution, no mutant list, no hidden groups"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline (place --json); see examples/"
@@ -196,7 +198,7 @@ grade-all: prereqs $(STAMP)
 	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)" \
 	  $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS)) \
 	  $(if $(LATE),--late-penalty $(LATE)) $(if $(LATE_MAX),--late-max-days $(LATE_MAX)) \
-	  $(if $(CLUSTER),--cluster "$(CLUSTER)")
+	  $(if $(DUE),--due "$(DUE)") $(if $(METADATA),--metadata "$(METADATA)") $(if $(CLUSTER),--cluster "$(CLUSTER)")
 
 handout: prereqs $(STAMP)
 	@$(VPY) -m roofline_course.handout

@@ -1,120 +1,152 @@
-"""The class dashboard: one self-contained HTML page (no scripts, no files beside it).
+"""The class dashboard: one self-contained HTML page (no scripts, no files beside it), from templates.
 
-It shows the score histogram, each group's pass rate, the most common first failures across
-the class by case name, every student's status and time, and a similarity table of the
-submissions' design files. Similarity comes from copydetect's winnowed fingerprints (it
-tokenizes Verilog), with the lab's starter as boilerplate, so shared starter code does not count.
+Every number on it comes from the class's rows, the same rows scores.csv is written from, and
+is counted once: the entries and their statuses (which add up to the entries), the scored
+entries (every entry but those not graded or stopped by a grader error or timeout: the
+histogram, the mean and the pass rates are over these), each score in one format. The
+histogram has a bucket of its own for full marks. The most common problems are listed for every
+kind, compile errors, forbidden calls, port mismatches, timeouts and value failures always (a
+kind no student has says so). The similarity table covers every graded submission's staged
+files, zips included, says how many pairs it leaves out, and similarity.csv holds them all.
+Text students control is made printable, then HTML-escaped by jinja2's autoescaping.
 """
 
 from __future__ import annotations
 
-import html
-import io
+import csv
 from collections import Counter
-from itertools import combinations
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .intake import HDL_SUFFIXES
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from .class_table import UNSCORED, VALUE_FAILURE, ordered
 from .labs import Lab
+from .neutralise import one_line, printable, spreadsheet_cell
+from .precheck import STAGES
+from .similarity import FLOOR, Similarity, similarity
 
-BINS = 10
-SIMILARITY_SHOWN = 25
-SIMILARITY_FLOOR = 0.5  # pairs below this share of tokens are not listed
-NOISE_TOKENS = 25  # copydetect's k: shorter shared runs do not count
-
-
-def _design_text(entry: Path) -> str:
-    if entry.is_file():
-        return entry.read_text(errors="replace") if entry.suffix in HDL_SUFFIXES else ""
-    if not entry.is_dir():
-        return ""
-    files = sorted(p for p in entry.rglob("*") if p.suffix in HDL_SUFFIXES and p.is_file() and not p.is_symlink())
-    return "\n".join(p.read_text(errors="replace") for p in files)
+PAGE = "dashboard.html"
+PAIRS_FILE = "similarity.csv"
+PAIRS_SHOWN = 25
+PROBLEMS_SHOWN = 8  # per kind
+FIRST_PROBLEM_CHARS = 160
+ALWAYS_SHOWN = (STAGES["compile"], STAGES["forbidden"], STAGES["ports"], "timeout", VALUE_FAILURE)
+KIND_ORDER = (*STAGES.values(), "timeout", "crash", "error", VALUE_FAILURE)
+BUCKETS = [f"{low}–{low + 9}" for low in range(0, 100, 10)] + ["100"]
 
 
-def similarity(submissions: Path, names: list[str], starter: Path) -> list[tuple[float, str, str]]:
-    """(share of tokens in common, name, name) for the most similar pairs, highest first."""
-    try:
-        from copydetect import CodeFingerprint, compare_files
-    except ImportError:
-        return []
-    boilerplate = CodeFingerprint("starter.sv", NOISE_TOKENS, 1, fp=io.StringIO(_design_text(starter))).hashes
-    prints = {}
-    for name in names:
-        text = _design_text(submissions / name)
-        if text.strip():
-            prints[name] = CodeFingerprint("design.sv", NOISE_TOKENS, 1, boilerplate=list(boilerplate), fp=io.StringIO(text))
-    pairs = []
-    for first, second in combinations(sorted(prints), 2):
-        _, shares, _ = compare_files(prints[first], prints[second])
-        share = float(max(shares))
-        if share >= SIMILARITY_FLOOR:
-            pairs.append((share, first, second))
-    return sorted(pairs, reverse=True)[:SIMILARITY_SHOWN]
+def score_text(score: float, max_score: float) -> str:
+    """The one format of a score on the page."""
+    return f"{score:.1f}/{max_score:g}"
 
 
-def _histogram(percents: list[float]) -> str:
-    counts = [0] * BINS
-    for percent in percents:
-        counts[min(BINS - 1, int(percent // (100 / BINS)))] += 1
-    top = max(counts) or 1
-    width, height, bar = 440, 160, 40
+def bucket(final: float, max_score: float) -> int:
+    """Full marks have a bucket of their own; below, buckets of ten percent."""
+    if final >= max_score:
+        return len(BUCKETS) - 1
+    return min(len(BUCKETS) - 2, int(100 * final / max_score // 10))
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    count: int
+    x: float
+    y: float
+    height: float
+
+
+PLOT_TOP, PLOT_HEIGHT, PLOT_LEFT, SLOT_WIDTH, BAR_WIDTH = 24, 150, 56, 44, 38  # the histogram's geometry, px
+
+
+def histogram(counts: list[int]) -> list[Bar]:
+    tallest = max(counts) or 1
     bars = []
-    for index, count in enumerate(counts):
-        h = int((height - 40) * count / top)  # room above the tallest bar for its count
-        x = 10 + index * (bar + 3)
-        bars.append(f'<rect x="{x}" y="{height - 20 - h}" width="{bar}" height="{h}" fill="#4a78b5">'
-                    f"<title>{index * 10}-{index * 10 + 10}%: {count}</title></rect>"
-                    f'<text x="{x + bar / 2}" y="{height - 24 - h}" font-size="11" text-anchor="middle">{count or ""}</text>'
-                    f'<text x="{x + bar / 2}" y="{height - 6}" font-size="10" text-anchor="middle">{index * 10}</text>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-            f'aria-label="score histogram">{"".join(bars)}</svg>')
+    for index, (label, count) in enumerate(zip(BUCKETS, counts, strict=True)):
+        height = PLOT_HEIGHT * count / tallest
+        x = PLOT_LEFT + index * SLOT_WIDTH + (SLOT_WIDTH - BAR_WIDTH) / 2
+        bars.append(Bar(label, count, x, PLOT_TOP + PLOT_HEIGHT - height, height))
+    return bars
 
 
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    header = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><tr>{header}</tr>{body}</table>"
+def kind_rank(kind: str) -> tuple[int, str]:
+    return (KIND_ORDER.index(kind), "") if kind in KIND_ORDER else (len(KIND_ORDER) + (kind in UNSCORED), kind)
 
 
-def render(lab: Lab, rows: dict[str, dict[str, str]], pairs: list[tuple[float, str, str]]) -> str:
-    graded = [row for row in rows.values() if row["status"] not in ("not graded", "grader error", "grader timeout")]
-    percents = [float(row["percent"]) for row in graded]
-    mean = sum(percents) / len(percents) if percents else 0.0
+def common_problems(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per kind of problem: how many entries have one, and its most common messages or cases."""
+    by_kind: dict[str, Counter[str]] = {kind: Counter() for kind in ALWAYS_SHOWN}
+    entries: Counter[str] = Counter()
+    for row in rows:
+        kinds = set()
+        for kind, what in row["problems"]:
+            by_kind.setdefault(kind, Counter())[what] += 1
+            kinds.add(kind)
+        entries.update(kinds)
+    return [{"kind": kind, "entries": entries[kind], "total": len(counter),
+             "top": [(printable(what), count) for what, count in sorted(counter.items(), key=lambda i: (-i[1], i[0]))
+                     [:PROBLEMS_SHOWN]]}
+            for kind, counter in sorted(by_kind.items(), key=lambda item: kind_rank(item[0]))]
+
+
+def summary(lab: Lab, rows: dict[str, dict[str, Any]], similar: Similarity) -> dict[str, Any]:
+    """Every number and line the page shows."""
+    everyone = ordered(rows)
+    scored = [row for row in everyone if row["status"] not in UNSCORED]
+    counts = [0] * len(BUCKETS)
+    for row in scored:
+        counts[bucket(row["final_score"], lab.max_score)] += 1
+    percents = [100 * row["final_score"] / lab.max_score for row in scored]
+    statuses = sorted(Counter(row["status"] for row in everyone).items(), key=lambda item: (-item[1], item[0]))
+    names = {row["id"]: printable(row["submission"]) for row in everyone}
     rates = []
     for group in lab.groups:
-        full = sum(1 for row in graded if float(row.get(group.name) or 0) >= group.weight)
-        rates.append([html.escape(group.name), "hidden" if group.hidden else "visible",
-                      f"{full}/{len(graded)}", f"{100 * full / len(graded):.0f}%" if graded else "-"])
-    failures = Counter(row["first failing case"] for row in rows.values() if row.get("first failing case"))
-    problems = Counter(row["status"] for row in rows.values())
-    students = [[html.escape(name), html.escape(row["status"]), f"{float(row['final_score'] or 0):g}/{row['max_score']}",
-                 html.escape(row.get("late_days", "")), f"{row.get('seconds', '')} s",
-                 html.escape(row.get("first problem", ""))[:160]] for name, row in sorted(rows.items())]
-    similar = [[f"{100 * share:.0f}%", html.escape(a), html.escape(b)] for share, a, b in pairs]
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>Lab {lab.number}: class dashboard</title>
-<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}}
-table{{border-collapse:collapse;margin:.5em 0 1.5em}} td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left;
-vertical-align:top}} th{{background:#f2f2f2}} h2{{margin-top:1.5em}}</style></head><body>
-<h1>Lab {lab.number}: {html.escape(lab.title)}</h1>
-<p>{len(rows)} entries, {len(graded)} graded; mean {mean:.1f}%; statuses:
-{", ".join(f"{html.escape(k)} {v}" for k, v in problems.most_common())}.</p>
-<h2>Scores</h2>{_histogram(percents)}
-<h2>Pass rate per group</h2>{_table(["group", "", "full marks", "rate"], rates)}
-<h2>Most common first failures</h2>{_table(["first failing case", "students"],
-    [[html.escape(case), str(count)] for case, count in failures.most_common(15)]) if failures else "<p>None.</p>"}
-<h2>Students</h2>{_table(["submission", "status", "score", "days late", "time", "first problem"], students)}
-<h2>Similar submissions</h2>
-<p>Pairs sharing at least {100 * SIMILARITY_FLOOR:.0f}% of their tokens (copydetect, the starter as boilerplate).
-A high share is a reason to look, not a verdict.</p>
-{_table(["shared", "submission", "submission"], similar) if similar else "<p>No pair above the threshold.</p>"}
-</body></html>
-"""
+        full = sum(1 for row in scored if row["groups"].get(group.name, 0.0) >= group.weight - 1e-9)
+        rates.append({"name": group.name, "hidden": group.hidden, "full": full,
+                      "rate": f"{100 * full / len(scored):.0f}%" if scored else "-"})
+    return {
+        "lab": lab, "entries": len(everyone), "statuses": statuses, "scored": len(scored),
+        "unscored": len(everyone) - len(scored), "mean": f"{sum(percents) / len(percents):.1f}%" if percents else "-",
+        "bars": histogram(counts), "tallest": max(counts), "plot_top": PLOT_TOP,
+        "plot_bottom": PLOT_TOP + PLOT_HEIGHT, "bar_width": BAR_WIDTH, "rates": rates, "kinds": common_problems(everyone),
+        "students": [{"id": row["id"], "name": names[row["id"]], "submitters": printable(row["submitters"]),
+                      "status": printable(row["status"]), "score": score_text(row["final_score"], lab.max_score),
+                      "scored": row["status"] not in UNSCORED,
+                      "late": row["late_note"] if row["late_days"] is None else str(row["late_days"]),
+                      "seconds": f"{row['seconds']:.1f} s", "problem": one_line(row["first_problem"])[:FIRST_PROBLEM_CHARS]}
+                     for row in everyone],
+        "pairs": [(f"{100 * pair.share:.0f}%", pair.tokens, names[pair.first], names[pair.second])
+                  for pair in similar.pairs[:PAIRS_SHOWN]],
+        "pairs_found": len(similar.pairs), "compared": len(similar.compared), "floor": f"{100 * FLOOR:.0f}%",
+        "left_out": [(names[key], why) for key, why in similar.left_out], "pairs_file": PAIRS_FILE,
+    }
 
 
-def write(out: Path, lab: Lab, rows: dict[str, dict[str, str]], submissions: Path) -> Path:
-    names = [name for name, row in rows.items() if row["status"] != "not graded" and (submissions / name).exists()]
-    page = out / "dashboard.html"
-    page.write_text(render(lab, rows, similarity(submissions, names, lab.starter)))
+def render(lab: Lab, rows: dict[str, dict[str, Any]], similar: Similarity) -> str:
+    environment = Environment(loader=PackageLoader("roofline_course", "templates"), autoescape=True,
+                              undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return environment.get_template("dashboard.html.j2").render(summary(lab, rows, similar))
+
+
+def compared_folders(rows: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The report folders of every graded submission, whatever its score (a copy that fails is a copy)."""
+    return {row["id"]: row["folder"] for row in rows.values() if row["status"] not in UNSCORED and row["folder"]}
+
+
+def write_pairs(path: Path, rows: dict[str, dict[str, Any]], similar: Similarity) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL)
+        writer.writerow(["shared", "tokens", "submission", "submission"])
+        for pair in similar.pairs:
+            writer.writerow([f"{100 * pair.share:.0f}%", pair.tokens, spreadsheet_cell(rows[pair.first]["submission"]),
+                             spreadsheet_cell(rows[pair.second]["submission"])])
+
+
+def write(out: Path, lab: Lab, rows: dict[str, dict[str, Any]]) -> Path:
+    similar = similarity(compared_folders(rows), lab.starter)
+    write_pairs(out / PAIRS_FILE, rows, similar)
+    page = out / PAGE
+    page.write_text(render(lab, rows, similar), encoding="utf-8")
     return page
