@@ -62,6 +62,7 @@ class Verdict:
     summary: str = ""
     failures: tuple[Failure, ...] = ()  # the first MAX_FAILURES_KEPT, as data
     baseline: float = 0.0  # the share of the checks a design with constant outputs passes (its best constant)
+    ran_out: bool = False  # stopped because the run's record of it ended (the simulation stopped)
 
     @property
     def passed(self) -> bool:
@@ -166,7 +167,7 @@ class Scoreboard:
         if len(self.failures) < MAX_FAILURES_KEPT:
             self.failures.append(Failure(name, label, kind, differs, regimes))
 
-    def verdict(self, stopped: str = "") -> Verdict:
+    def verdict(self, stopped: str = "", ran_out: bool = False) -> Verdict:
         fmt = self.cfg.params.fmt
         summary = (f"{self.checked} checked, {len(self.failed)} failed "
                    f"({self.cfg.top}, {self.cfg.sim}, {fmt.name}, seed {self.cfg.seed})")
@@ -174,7 +175,7 @@ class Scoreboard:
         counted = sum(self.expected.values())
         baseline = max(self.expected.values()) / counted if counted else 0.0
         return Verdict(self.test, self.checked, tuple(self.order), self.planned, tuple(self.reports), stopped, summary,
-                       tuple(self.failures), baseline)
+                       tuple(self.failures), baseline, ran_out)
 
     def finish(self) -> None:
         """Fail the test (AssertionError with the whole message) unless everything checked passed."""

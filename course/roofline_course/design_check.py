@@ -5,20 +5,21 @@ It runs in the sandbox on the staged files, and no code of the submission runs i
 tools' preprocessors and pyslang read its text.
 
 Three looks at the design:
-1. The source, preprocessed by pyslang with the macros each tool defines (COCOTB_SIM for the
-   simulations, the simulator's own, SYNTHESIS and YOSYS for Yosys): every token of every file,
-   packages, $unit and every module (bind targets included), with its file and line. Only the
-   system tasks and functions of ALLOWED may appear; DPI imports and exports, Verilator's
-   `systemc_* sections and `verilog, and any directive pyslang does not know, are refused.
-2. The text each real tool's own preprocessor produces (iverilog -E, verilator -E, Yosys's
-   -ppdump) with the same options as the real build: the same scan again, so that a macro only a
+1. The source, preprocessed by pyslang with the macros each tool defines (COCOTB_SIM and the
+   simulator's own for the simulation, SYNTHESIS and YOSYS for Yosys, which the port check and
+   synthesis use): every token of every file, packages, $unit and every module (bind targets
+   included), with its file and line. Only the system tasks and functions of ALLOWED may appear;
+   DPI imports and exports, Verilator's `systemc_* sections and `verilog, and any directive or
+   macro pyslang does not know, are refused.
+2. The text the simulator's own preprocessor produces (iverilog -E, verilator -E) with the real
+   build's options: scanned again, and held against the first look, so that a macro only the
    tool defines cannot switch on what the first look did not see.
-3. One design for every tool: the token streams of those texts must be the same. A design whose
-   code differs under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM ... is refused, so the circuit
-   synthesized is the one simulated.
+3. One design for every tool: the simulator's view and Yosys's must be the same token stream. A
+   design whose code differs under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM ... is refused, so the
+   circuit synthesized (and whose ports are checked) is the one simulated.
 
-The reply (stdout) is JSON: {"problems": [...], "notes": [...]}; a problem names the file, the
-line and the construct.
+The reply (stdout) is JSON: {"problems": [...], "notes": [...]}, a problem naming the file, the
+line and the construct; or {"compile": "..."} when the simulator's preprocessor rejects the design.
 """
 
 from __future__ import annotations
@@ -27,13 +28,12 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyslang
-
-from roofline_core.tools import eda_command
 
 # The system tasks and functions a lab design may use: elaboration-time checks and math, the
 # display family, simulation time, and assertion functions. Everything else (file and shell
@@ -56,8 +56,13 @@ DEFINES = {
     "yosys": ["SYNTHESIS=1", "YOSYS=1"],
 }
 TOOL_NAMES = {"icarus": "Icarus", "verilator": "Verilator", "yosys": "Yosys (synthesis)"}
+SIMULATORS = ("icarus", "verilator")
 MARKER = re.compile(r"^\s*`(line|file_push|file_pop)\b.*$", re.M)  # the tools' own location markers
 MAX_PROBLEMS = 8
+
+
+class PreprocessorError(Exception):
+    """The simulator's preprocessor rejects the design (a missing `include, say): a compile error."""
 
 
 @dataclass(frozen=True)
@@ -121,24 +126,19 @@ def forbidden(tokens: list[Token]) -> Iterator[Token]:
 
 
 def real_preprocessor(tool: str, files: list[str], includes: list[str]) -> tuple[str, str]:
-    """(text, error) of the tool's own preprocessor run as the real build runs the tool."""
+    """(text, error) of a simulator's own preprocessor, run with the real build's options."""
     flags = [f"-I{folder}" for folder in includes]
-    if tool == "icarus":
-        argv = ["iverilog", "-g2012", "-E", "-DCOCOTB_SIM=1", "-o", "/dev/stdout", *flags, *files]
-    elif tool == "verilator":
-        argv = ["verilator", "-E", "-DCOCOTB_SIM=1", *flags, *files]
-    else:
-        script = f"read_verilog -sv -ppdump {' '.join(flags)} {' '.join(files)}"
-        argv = [*eda_command("yosys"), "-p", script]  # the dump goes to its log, on stdout
-    run = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=120)
-    text = run.stdout
-    if tool == "yosys":  # Yosys dumps what its preprocessor made before it parses (a parse error is synthesis's)
-        dumped = re.findall(r"-- Verilog code after preprocessor --\n(.*?)-- END OF DUMP --", text, re.S)  # one a file
-        if len(dumped) == len(files):
-            return MARKER.sub("", "\n".join(dumped)), ""
-    if run.returncode or tool == "yosys":
-        first = next((line for line in (run.stderr + run.stdout).splitlines() if line.strip()), "failed")
-        return "", first.replace("/submission/", "")[:300]
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "preprocessed.sv"
+        if tool == "icarus":
+            argv = ["iverilog", "-g2012", "-E", "-DCOCOTB_SIM=1", "-o", str(out), *flags, *files]
+        else:
+            argv = ["verilator", "-E", "-DCOCOTB_SIM=1", *flags, *files]
+        run = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=120)
+        if run.returncode:
+            first = next((line for line in (run.stderr + run.stdout).splitlines() if line.strip()), "failed")
+            return "", first.replace("/submission/", "")[:300]
+        text = out.read_text(errors="replace") if tool == "icarus" else run.stdout
     return MARKER.sub("", text), ""
 
 
@@ -149,66 +149,66 @@ def verilator_defines() -> list[str]:
     return [f"{name}={value}" if value else name for name, value in found if not value.startswith("/*")]
 
 
-def check(files: list[str], includes: list[str], tools: list[str], optional: tuple[str, ...] = ()
-          ) -> tuple[list[str], list[str]]:
-    """(problems, notes) for a design built by these tools (icarus, verilator, yosys). A tool in
-    `optional` that cannot read the design is a note, not a problem (Yosys, when no group synthesizes)."""
+def check(files: list[str], includes: list[str], tools: list[str]) -> tuple[list[str], list[str]]:
+    """(problems, notes) for a design built by these tools: a simulator (icarus or verilator),
+    and yosys when its view counts (the port check and synthesis read the design as Yosys does)."""
     problems: list[str] = []
-    notes: list[str] = []
-    located: dict[str, list[Token]] = {}
-    built: dict[str, list[tuple[str, str]]] = {}
+    views: dict[str, list[Token]] = {}
     seen: set[str] = set()
     for tool in tools:
         defines = DEFINES[tool] + (verilator_defines() if tool == "verilator" else [])
         tokens, found = source_tokens(files, includes, defines)
-        located[tool] = tokens
+        views[tool] = tokens
         problems += found
         for call in forbidden(tokens):
             seen.add(call.text)
             problems.append(f"{call.where}: {call.text}: a design may not call it (the grader allows only "
                             "elaboration checks, $display and its kind, and assertion functions)")
-    for tool in tools:
-        text, error = real_preprocessor(tool, files, includes)
-        if error:
-            (notes if tool in optional else problems).append(f"{TOOL_NAMES[tool]} cannot read the design: {error}")
-            continue
-        tokens, found = read_tokens(pyslang.syntax.SyntaxTree.fromText(text, "preprocessed"), located=False)
-        problems += [f"{problem} ({TOOL_NAMES[tool]} builds it)" for problem in found]
-        for call in forbidden(tokens):
-            if call.text not in seen:
-                seen.add(call.text)
-                problems.append(f"{call.text}: {TOOL_NAMES[tool]} builds a call to it that the source shows only "
-                                "under a macro that tool defines; a design may not call it")
-        built[tool] = [(token.kind, token.text) for token in tokens]
-    problems += _one_design(tools, built, located)
-    return _first(problems), notes
+    for tool in (t for t in tools if t in SIMULATORS):
+        problems += _as_the_simulator_sees_it(tool, files, includes, views[tool], seen)
+    first, *others = tools
+    for other in others:
+        if _stream(views[other]) != _stream(views[first]):
+            where = next((a.where + ": " for a, b in zip(views[first], views[other], strict=False)
+                          if (a.kind, a.text) != (b.kind, b.text)), "")
+            problems.append(f"{where}the design is not the same for {TOOL_NAMES[first]} and {TOOL_NAMES[other]} (code "
+                            "under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM or another macro a tool defines): the grader "
+                            "grades one design, so every tool must build the same one")
+    return list(dict.fromkeys(problems))[:MAX_PROBLEMS], []
 
 
-def _first(problems: list[str]) -> list[str]:
-    """Each problem once, at most MAX_PROBLEMS of them; a tool's copy of one seen in the source is left out."""
-    unique = list(dict.fromkeys(problems))
-    plain = [p for p in unique if not p.endswith("builds it)") or not any(p.startswith(q.split(": ", 1)[-1][:40])
-                                                                          for q in unique if q != p)]
-    return plain[:MAX_PROBLEMS]
+def _as_the_simulator_sees_it(tool: str, files: list[str], includes: list[str], view: list[Token], seen: set[str]
+                              ) -> list[str]:
+    """The simulator's own preprocessed text, scanned again and held against the view above: a
+    difference means a macro the tool defines that this check did not know of."""
+    text, error = real_preprocessor(tool, files, includes)
+    if error:
+        raise PreprocessorError(error)
+    tokens, found = read_tokens(pyslang.syntax.SyntaxTree.fromText(text, "preprocessed"), located=False)
+    problems = [f"{problem} ({TOOL_NAMES[tool]} builds it)" for problem in found if "DPI" in problem]
+    for call in forbidden(tokens):
+        if call.text not in seen:
+            seen.add(call.text)
+            problems.append(f"{call.text}: {TOOL_NAMES[tool]} builds a call to it that the source shows only under a "
+                            "macro that tool defines; a design may not call it")
+    if not problems and _stream(tokens) != _stream(view):
+        where = next((a.where + ": " for a, b in zip(view, tokens, strict=False) if (a.kind, a.text) != (b.kind, b.text)), "")
+        problems.append(f"{where}{TOOL_NAMES[tool]} preprocesses the design otherwise than the grader reads it "
+                        "(a macro that only it defines?): write the design without tool-specific macros")
+    return problems
 
 
-def _one_design(tools: list[str], built: dict[str, list[tuple[str, str]]], located: dict[str, list[Token]]) -> list[str]:
-    """A problem when two tools would build different designs, placed where they part when it can be."""
-    ready = [tool for tool in tools if tool in built]
-    for other in ready[1:]:
-        if built[other] == built[ready[0]]:
-            continue
-        where = next((a.where + ": " for a, b in zip(located[ready[0]], located[other], strict=False)
-                      if (a.kind, a.text) != (b.kind, b.text)), "")
-        return [f"{where}the design is not the same for {TOOL_NAMES[ready[0]]} and {TOOL_NAMES[other]} (code under "
-                "`ifdef SYNTHESIS, VERILATOR, COCOTB_SIM or another macro a tool defines): the grader grades one "
-                "design, so every tool must build the same one"]
-    return []
+def _stream(tokens: list[Token]) -> list[tuple[str, str]]:
+    return [(token.kind, token.text) for token in tokens]
 
 
 def main() -> int:
     job = json.loads(sys.stdin.read())
-    problems, notes = check(job["files"], job["includes"], job["tools"], tuple(job.get("optional", ())))
+    try:
+        problems, notes = check(job["files"], job["includes"], job["tools"])
+    except PreprocessorError as error:
+        print(json.dumps({"compile": str(error)}))
+        return 0
     print(json.dumps({"problems": problems, "notes": notes}))
     return 0
 

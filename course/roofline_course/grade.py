@@ -169,8 +169,7 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
     out.mkdir(parents=True, exist_ok=True)
     param_sets = list(dict.fromkeys(g.param_set for g in lab.groups if g.kind == "sim"))
     check = precheck(lab.top, rtl, param_sets, out, limits=settings.limits, unsafe=settings.unsafe,
-                     verilator=settings.sim == "verilator", slot=settings.slot,
-                     synthesis=any(g.kind == "synthesis" for g in lab.groups))
+                     verilator=settings.sim == "verilator", slot=settings.slot)
     if not check.ok:
         scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
         return Grade(lab, rtl, check, scores, settings.sim)

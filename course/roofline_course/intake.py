@@ -126,6 +126,13 @@ def _unzip(archive: Path, target: Path, notes: list[str]) -> None:
 
 def stage(spec: str, staging: Path) -> Submission:
     """Copy the submission (file, folder or .zip) into `staging`, readable by the sandbox user."""
+    try:
+        return _stage(spec, staging)
+    except OSError as problem:  # a name too long for the system, an unreadable file: this entry's problem
+        raise IntakeError(f"the submission cannot be read: {problem.strerror or problem}") from None
+
+
+def _stage(spec: str, staging: Path) -> Submission:
     source = Path(spec).expanduser()
     if staging.exists():
         shutil.rmtree(staging)

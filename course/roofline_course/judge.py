@@ -66,8 +66,8 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
         status = "timeout"
         detail += [f"TIMEOUT: the simulation did not finish within {facts.limit_s:.0f} s and was stopped; every test "
                    "counts against all of its cases, checked or not."]
-    elif facts.crashed and not reply.tapes:
-        status = "crash"
+    elif (facts.crashed and not reply.tapes) or any(v.ran_out for v in tests):
+        status = "crash"  # the simulation stopped before the tests ended (a limit, a crash, an output flood)
     else:
         status = "pass" if all(v.passed for v in tests) else ("partial" if marks > 0 else "fail")
     if facts.crashed and not facts.timed_out:

@@ -122,21 +122,26 @@ def compile_check(top: str, submission: Submission, run: Runner) -> tuple[str, l
     return "compile", summarize_compile_errors(outcome.stdout + outcome.stderr, submission)
 
 
-def design_check(submission: Submission, run: Runner, tools: list[str], optional: tuple[str, ...]) -> tuple[list[str], list[str]]:
-    """(problems, notes) of the design as the tools build it (roofline_course.design_check, in the sandbox)."""
+def design_check(submission: Submission, run: Runner, tools: list[str]) -> tuple[str, list[str], list[str]]:
+    """(stage, problems, notes) of the design as the tools build it (roofline_course.design_check, in
+    the sandbox): stage "forbidden" for a construct outside the allow-list, "compile" when the
+    preprocessor rejects the design, "ok"."""
     job = {"files": [run.path(f) for f in submission.files], "includes": [run.path(f) for f in submission.folders],
-           "tools": tools, "optional": list(optional)}
+           "tools": tools}
     outcome = run([sys.executable, "-m", "roofline_course.design_check"], use_verilator="verilator" in tools,
-                  eda=("yosys",) if "yosys" in tools else (), stdin=json.dumps(job).encode())
+                  stdin=json.dumps(job).encode())
     limit = _limit_problem(outcome, "the design check", run.limits)
     if limit:
-        return [limit], []
+        return "resources", [limit], []
     try:
         reply = json.loads(outcome.stdout)
-        return [str(p) for p in reply["problems"]], [str(n) for n in reply["notes"]]
+        if "compile" in reply:
+            return "compile", summarize_compile_errors(str(reply["compile"]), submission), []
+        problems, notes = [str(p) for p in reply["problems"]], [str(n) for n in reply["notes"]]
     except (ValueError, KeyError, TypeError):
         tail = (outcome.stderr.strip().splitlines() or ["no output"])[-1]
-        return [f"the design could not be read: {tail.replace(str(INSIDE) + '/', '')[:300]}"], []
+        return "forbidden", [f"the design could not be read: {tail.replace(str(INSIDE) + '/', '')[:300]}"], []
+    return ("forbidden" if problems else "ok"), problems, notes
 
 
 def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], run: Runner) -> tuple[dict | None, str]:
@@ -244,20 +249,23 @@ def _unsafe_path(word: str, submission: Submission) -> str:
 
 
 def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, limits: sandbox.Limits | None = None,
-             unsafe: bool = False, verilator: bool = False, slot: int = 0, synthesis: bool = False) -> Precheck:
+             unsafe: bool = False, verilator: bool = False, slot: int = 0) -> Precheck:
     try:
         submission = select_design(stage(rtl, folder / "submission"), top)
     except IntakeError as problem:
         return Precheck("files", [str(problem)])
     warnings = [f"ignored: {name}" for name in submission.ignored] + [f"note: {note}" for note in submission.notes]
     run = Runner(submission, limits or sandbox.Limits(), unsafe, slot)
+    # The design check comes first: whatever a compiler accepts or not, a construct outside the
+    # allow-list is named as such.
+    tools = ["verilator" if verilator else "icarus", "yosys"]
+    stage_name, problems, notes = design_check(submission, run, tools)
+    if stage_name == "forbidden":
+        problems.append("not built: the grader builds only the constructs a lab design needs")
+    if stage_name != "ok":
+        return Precheck(stage_name, problems, warnings + notes, submission)
     stage_name, errors = compile_check(top, submission, run)
     if errors:
-        return Precheck(stage_name, errors, warnings, submission)
-    tools = ["verilator" if verilator else "icarus", "yosys"]
-    problems, notes = design_check(submission, run, tools, optional=() if synthesis else ("yosys",))
-    if problems:
-        return Precheck("forbidden", [*problems, "not built: the grader builds only the constructs a lab design needs"],
-                        warnings + notes, submission)
+        return Precheck(stage_name, errors, warnings + notes, submission)
     stage_name, problems, port_warnings = port_check(top, submission, param_sets, run)
     return Precheck(stage_name, problems, warnings + notes + port_warnings, submission)

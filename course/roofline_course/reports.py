@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from .neutralise import printable, terminal_lines
 from .results import Grade
 
 SCHEMA = 1
@@ -75,7 +76,7 @@ def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
             lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
             if g["log"]:
                 lines.append(f"  full simulator log: {g['log']} (in the report folder)")
-    return lines
+    return terminal_lines(lines)  # a name or a compile error with an ANSI escape shows as text
 
 
 def junit(result: dict[str, Any], path: Path) -> None:
@@ -85,20 +86,20 @@ def junit(result: dict[str, Any], path: Path) -> None:
                           failures=str(failures))
     for g in result["groups"]:
         case = ET.SubElement(suite, "testcase", classname=f"lab{result['lab']}.{'hidden' if g['hidden'] else 'visible'}",
-                             name=g["name"], time=f"{g['seconds']:.1f}")
+                             name=printable(g["name"]), time=f"{g['seconds']:.1f}")
         props = ET.SubElement(case, "properties")
         ET.SubElement(props, "property", name="score", value=f"{g['score']:g}")
         ET.SubElement(props, "property", name="weight", value=f"{g['weight']:g}")
         if g["score"] < g["weight"]:
             failure = ET.SubElement(case, "failure", message=f"{g['status']}: {g['score']:g}/{g['weight']:g}")
-            failure.text = "\n".join(g["detail"] or result["problems"])
+            failure.text = "\n".join(terminal_lines(g["detail"] or result["problems"]))
     ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
 
 
 def gradescope(result: dict[str, Any]) -> dict[str, Any]:
     """Gradescope's format. Gradescope sums the tests' scores; a hidden group's score and output
     are `after_due_date`, and the visible output (stdout, `output`) never names a hidden result."""
-    header = "\n".join(result["problems"] + result["warnings"]) or f"lab {result['lab']}: {result['status']}"
+    header = "\n".join(terminal_lines(result["problems"] + result["warnings"])) or f"lab {result['lab']}: {result['status']}"
     return {
         "output": header,
         "stdout_visibility": "visible",
@@ -107,7 +108,7 @@ def gradescope(result: dict[str, Any]) -> dict[str, Any]:
             "score": g["score"],
             "max_score": g["weight"],
             "status": "passed" if g["score"] >= g["weight"] else "failed",
-            "output": "\n".join([g["covers"], *g["detail"]]),
+            "output": "\n".join(terminal_lines([g["covers"], *g["detail"]])),
             "visibility": "after_due_date" if g["hidden"] else "visible",
         } for g in result["groups"]],
     }

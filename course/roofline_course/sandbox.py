@@ -149,6 +149,17 @@ def available() -> str | None:
     return None
 
 
+def interpreter_paths() -> list[Path]:
+    """The Python installation and venv a sandboxed step runs, and wherever the venv's own links
+    lead (a venv whose bin/ or lib/ is a link to another's, as a copy of the checkout may have)."""
+    paths = [Path(sys.base_prefix), Path(sys.prefix)]
+    for part in ("bin", "lib", "lib64", "pyvenv.cfg"):
+        linked = Path(sys.prefix) / part
+        if linked.is_symlink():
+            paths.append(linked.resolve())
+    return paths
+
+
 def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[str]:
     args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for link, target in SYSTEM_LINKS.items():
@@ -157,7 +168,7 @@ def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[st
     for path in SYSTEM_FILES:
         if Path(path).exists():
             args += ["--ro-bind", path, path]
-    outside = [Path(sys.base_prefix), Path(sys.prefix), *(REPO_ROOT / part for part in HARNESS_PARTS)]
+    outside = [*interpreter_paths(), *(REPO_ROOT / part for part in HARNESS_PARTS)]
     for path in dict.fromkeys(p.resolve() for p in outside):
         for parent in reversed(path.parents[:-1]):  # bwrap would make these 0700: the sandbox user must pass
             args += ["--perms", "0755", "--dir", str(parent)]

@@ -70,12 +70,13 @@ async def execute(test: BenchTest, run: Run) -> Verdict:
     """Run the test to its end and give its verdict. A port the design lacks, an X/Z the bench
     did not expect, or (replaying) a reply that ran out or cannot be true ends the test early:
     it then fails, scored against everything it meant to check."""
-    stopped = ""
     try:
         await test.body(run)
-    except (PortError, Unresolved, TapeEnded, TapeError) as problem:
-        stopped = str(problem)
-    return run.sb.verdict(stopped)
+    except TapeEnded as problem:
+        return run.sb.verdict(str(problem), ran_out=True)
+    except (PortError, Unresolved, TapeError) as problem:
+        return run.sb.verdict(str(problem))
+    return run.sb.verdict()
 
 
 _QUIET = logging.getLogger("roofline_bench.replay")
