@@ -165,15 +165,16 @@ SYNTH = {"SYNTH_ARGS": "--only roofline_attainable --no-pnr"}
 # make test runs each command's failing case and its bad inputs (a second or two each); the passing
 # runs that take longer, and the grader's, run in make test-all.
 full = pytest.mark.full
+sim = pytest.mark.sim
 
 CASES = [
-    case("passes", "sim", SIM, 0, r"roofline_attainable\s+PASS\s+1 passed, 0 failed"),
-    case("a-ridge-bug", "sim", {**SIM, "RTL": ridge_bug}, 1, (r"FAIL\s+0 passed, 1 failed", "calculator_check_2_ridge")),
-    case("no-such-test-checks-nothing", "sim", {**SIM, "TESTCASE": "no_such_test"}, 1, r"FAIL\s+0 passed, 0 failed", full),
+    case("passes", "sim", SIM, 0, r"roofline_attainable\s+PASS\s+1 passed, 0 failed", sim),
+    case("a-ridge-bug", "sim", {**SIM, "RTL": ridge_bug}, 1, (r"FAIL\s+0 passed, 1 failed", "calculator_check_2_ridge"), sim),
+    case("no-such-test-checks-nothing", "sim", {**SIM, "TESTCASE": "no_such_test"}, 1, r"FAIL\s+0 passed, 0 failed", full, sim),
     case("unknown-top", "sim", {"TOP": "roofline_nothing"}, 2, r"TOP=roofline_nothing: use one of"),
-    case("passes", "sweep", SWEEP, 0, r"200 vectors checked, 0 mismatched[\s\S]*\nPASS; seed 1;", full),
+    case("passes", "sweep", SWEEP, 0, r"200 vectors checked, 0 mismatched[\s\S]*\nPASS; seed 1;", full, sim),
     case("a-verdict-bug", "sweep", {**SWEEP, "RTL": verdict_bug}, 1,
-         r"200 vectors checked, [1-9]\d* mismatched[\s\S]*\nFAIL; seed 1;"),
+         r"200 vectors checked, [1-9]\d* mismatched[\s\S]*\nFAIL; seed 1;", sim),
     case("no-vectors", "sweep", {**SWEEP, "N": "0"}, 2, r"error: N must be at least 1"),
     case("proves", "prove", PROVE, 0, r"PROVED roofline_round_cap.verdict[\s\S]*make prove: 1 passed, 0 failed"),
     case("a-ridge-bug", "prove", {**PROVE, "RTL": ridge_bug}, 1,
@@ -190,21 +191,21 @@ CASES = [
          r"error: no module name contains 'roofline_nothing'"),
     case("missing-rtl", "synth", {**SYNTH, "RTL": MISSING}, 2, rf"error: RTL={MISSING}: no such file or folder"),
     case("one-killed", "mutants", {"MUTANT_ARGS": "-k ridge_memory_bound --sweep 20 --jobs 1"}, 0,
-         r"killed\s+ridge_memory_bound[\s\S]*hand-written 1/1 killed \(100%\)", full),
+         r"killed\s+ridge_memory_bound[\s\S]*hand-written 1/1 killed \(100%\)", full, sim),
     case("a-survivor", "mutants", {"MUTANT_ARGS": surviving_catalogue}, 1,
-         r"ALIVE\s+comment_only[\s\S]*hand-written 0/1 killed[\s\S]*not killed: comment_only", full),
+         r"ALIVE\s+comment_only[\s\S]*hand-written 0/1 killed[\s\S]*not killed: comment_only", full, sim),
     case("no-such-mutant", "mutants", {"MUTANT_ARGS": "-k no_such_mutant"}, 2, r"error: no mutant matches 'no_such_mutant'"),
     case("no-such-catalogue", "mutants", {"MUTANT_ARGS": "--catalogue /no/such/catalogue.toml"}, 2,
          r"error: --catalogue /no/such/catalogue.toml: .*No such file"),
     case("full-marks", "grade", {"LAB": "1", "RTL": str(RTL_DIR)}, 0, r"graded: 100.0/100, full marks \(exit 0\)$",
-         needs_sandbox, full),
+         needs_sandbox, full, sim),
     case("a-ridge-bug", "grade", {"LAB": "1", "RTL": lab1_with_ridge_bug}, 1, r"^graded: .*fewer than full marks \(exit 1\)$",
-         needs_sandbox, full),
+         needs_sandbox, full, sim),
     case("no-files", "grade", {"LAB": "1", "RTL": nothing}, 2, r"^could not grade: no files \(exit 2\)", needs_sandbox),
     case("no-lab", "grade", {"RTL": str(RTL_DIR)}, 2, r"error: LAB= is required"),
-    case("full-marks", "check", {"LAB": "1", "RTL": str(RTL_DIR)}, 0, r"full marks \(exit 0\)$", needs_sandbox, full),
+    case("full-marks", "check", {"LAB": "1", "RTL": str(RTL_DIR)}, 0, r"full marks \(exit 0\)$", needs_sandbox, full, sim),
     case("the-starter", "check", {"LAB": "1", "RTL": str(LABS_DIR / "lab1" / "starter")}, 1,
-         r"^graded: .*fewer than full marks \(exit 1\)$", needs_sandbox, full),
+         r"^graded: .*fewer than full marks \(exit 1\)$", needs_sandbox, full, sim),
     case("a-syntax-error", "check", {"LAB": "1", "RTL": syntax_error}, 2, r"^could not grade: compile error \(exit 2\)",
          needs_sandbox, full),
     case("no-rtl", "check", {"LAB": "1"}, 2, r"error: RTL= is required"),
@@ -232,6 +233,7 @@ def test_the_exit_status_says_what_the_command_found(expected: Case, tmp_path: P
 
 @needs_sandbox
 @pytest.mark.full
+@pytest.mark.sim
 def test_grade_all_scores_the_class_it_exits_0_for(tmp_path: Path) -> None:
     """Exit 0 means the class was graded: the table holds the student, with the reference's marks."""
     ran = run_make("grade-all", {"LAB": "1", "SUBMISSIONS": one_student(tmp_path), "JOBS": "1"}, tmp_path / "build")
