@@ -81,7 +81,7 @@ help:
 	@echo "  make test       the everyday regression (about two minutes): the model, the contract, every bench on both"
 	@echo "                  simulators, bulk, the fast proofs, the CLI, a smoke test of the rest; RTL=<yours>: what runs it"
 	@echo "  make test-all   every test: all parameter sets, hostile submissions, clusters, the wheel, every proof (CI)"
-	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff"
+	@echo "  make lint       verilator -Wall and iverilog -Wall over every module and parameter set, and ruff (RTL=<yours>)"
 	@echo "  make sweep      a bulk random sweep: N vectors streamed through the RTL, checked with numpy"
 	@echo "  make exhaustive every input combination of a small format (UQ4.4: 16.7M vectors)"
 	@echo "  make benchmark  verified vectors/s of per-vector cocotb, bulk, numpy and a native C++ loop"
@@ -204,7 +204,7 @@ handout: prereqs $(STAMP)
 	@$(VPY) -m roofline_course.handout
 
 lint: prereqs $(STAMP)
-	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_flows.lint
+	@PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m roofline_flows.lint $(if $(RTL),--rtl "$(RTL)")
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache

@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+import skip_policy
 
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
 from roofline_core.runner import BUILD_TIMES_VARIABLE
@@ -37,6 +38,7 @@ _cpu_at_start: tuple[float, float] | None = None
 
 def pytest_configure(config: pytest.Config) -> None:
     global _cpu_at_start
+    skip_policy.register(config)  # tests/allowed-skips.toml: which test may skip where
     # Set before xdist starts its workers, so every worker inherits the same seed.
     if not os.environ.get("ROOFLINE_SEED"):
         os.environ["ROOFLINE_SEED"] = str(random.randrange(1 << 31))

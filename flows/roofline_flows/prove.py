@@ -18,6 +18,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from roofline_core.paths import BUILD_ROOT
+from roofline_core.sources import DropInError, rtl_sources
 from roofline_core.tools import ToolError
 
 from . import sby
@@ -35,8 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no task name (unit.task) contains {args.only!r}", file=sys.stderr)
         return 2
     try:
+        rtl_sources(args.rtl)  # a bad RTL= is one line here, not a traceback from every task
         command, tools = sby.toolchain()
-    except ToolError as problem:
+    except (DropInError, ToolError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     log_dir = BUILD_ROOT / "prove"

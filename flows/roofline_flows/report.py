@@ -14,7 +14,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from roofline_core.paths import BUILD_ROOT, EXAMPLES_DIR, REPO_ROOT
+from roofline_core.paths import BUILD_ROOT, EXAMPLES_DIR, shown
 
 REPORT_DIR = BUILD_ROOT / "report"
 REGRESSION_XML = BUILD_ROOT / "regression.xml"
@@ -36,7 +36,7 @@ def regression_section() -> str:
     verdict = "PASS" if not failed else "FAIL"
     return (f"<p class='{verdict.lower()}'><b>{verdict}</b>: {totals['tests']} tests, {totals['failures']} failures, "
             f"{totals['errors']} errors, {totals['skipped']} skipped, {seconds:.0f} s of test time "
-            f"(<code>{REGRESSION_XML.relative_to(REPO_ROOT)}</code>)</p>"
+            f"(<code>{html.escape(shown(REGRESSION_XML))}</code>)</p>"
             + (f"<ul>{failures}</ul>" if failures else "")
             + f"<h3>Slowest tests</h3><table><tr><th>test</th><th>time</th></tr>{rows}</table>")
 

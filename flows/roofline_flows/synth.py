@@ -24,8 +24,8 @@ from pathlib import Path
 
 from roofline_core.contract import CLOCK_PORTS, DEFAULT_SET, SMALL_SET, ParamSet, tops_with
 from roofline_core.contract import MODULES as MODULES_TABLE
-from roofline_core.paths import BUILD_ROOT, REPO_ROOT
-from roofline_core.sources import rtl_sources
+from roofline_core.paths import BUILD_ROOT, shown
+from roofline_core.sources import DropInError, rtl_sources
 from roofline_core.tools import ABC_WITHOUT_FRAIG, ToolError, eda_command, generic_synth, is_native, tool_version, yosys_command
 
 SYNTH_DIR = BUILD_ROOT / "synth"
@@ -291,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seeds", type=int, default=None,
                         help="place each multi-seed run with at most this many placer seeds (CI uses 1)")
     args = parser.parse_args(argv)
+    runs = [(top, label, p) for top in SYNTH_TOPS for label, p in (("default", DEFAULT_SET), ("small", SMALL_SET))
+            if not args.only or args.only in top]
+    if not runs:  # nothing synthesized is no verdict: not a pass
+        print(f"error: no module name contains {args.only!r}: use part of one of {', '.join(SYNTH_TOPS)}", file=sys.stderr)
+        return 2
     try:
         tools = [eda_command("yosys"), *([] if args.no_pnr else [eda_command("nextpnr-ice40"), eda_command("nextpnr-ecp5")])]
     except ToolError as problem:
@@ -305,10 +310,12 @@ def main(argv: list[str] | None = None) -> int:
         verb = "runs" if len(pip_tools) == 1 else "run"
         print(f"  note: {', '.join(pip_tools)} from pip (WebAssembly) {verb} slower than native{abc}{hint}", flush=True)
     SYNTH_DIR.mkdir(parents=True, exist_ok=True)
-    files = " ".join(str(path) for path in rtl_sources(args.rtl))
+    try:
+        files = " ".join(str(path) for path in rtl_sources(args.rtl))
+    except DropInError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     outcomes: list[Outcome] = []
-    runs = [(top, label, p) for top in SYNTH_TOPS for label, p in (("default", DEFAULT_SET), ("small", SMALL_SET))
-            if not args.only or args.only in top]
     print(f"make synth: Yosys generic synthesis of {len(SYNTH_TOPS)} modules x 2 formats, {args.jobs} at a time; "
           f"logs in {SYNTH_DIR}", flush=True)
     # Each run is its own Yosys or nextpnr process; a pool keeps the CPUs busy, results print in order.
@@ -333,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = [o for o in outcomes if not o.ok]
     # Only a whole, clean run of the project's RTL may become the docs' table (make docs copies it).
     write_results(RESULTS, outcomes, complete=not (args.only or args.rtl or args.no_pnr or args.max_seeds or failed))
-    print(f"\nmake synth: {len(outcomes) - len(failed)} runs ok, {len(failed)} failed; results: {RESULTS.relative_to(REPO_ROOT)}")
+    print(f"\nmake synth: {len(outcomes) - len(failed)} runs ok, {len(failed)} failed; results: {shown(RESULTS)}")
     return 1 if failed else 0
 
 
