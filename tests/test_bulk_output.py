@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from commands import run_command
 
 from roofline_bulk import sweep as sweep_cli
 from roofline_bulk.config import DEFAULT_BATCH, SweepConfig
@@ -84,8 +85,7 @@ def test_a_mismatch_report_reruns_its_one_vector_on_the_same_design() -> None:
 
 
 def make_sweep(*words: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "--no-print-directory", "sweep", *words], cwd=REPO_ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return run_command(["make", "--no-print-directory", "sweep", *words])
 
 
 def printed_command(out: str, prefix: str) -> list[str]:
@@ -117,7 +117,7 @@ def test_a_failing_drop_in_shows_its_mismatches_first_and_its_replay_line_fails_
 
     replay = printed_command(out, "replay them: ")
     assert replay[:2] == ["make", "sweep"] and f"RTL={ridge_mutant}" in replay and "SIM=icarus" in replay, replay
-    again = subprocess.run(replay, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    again = run_command(replay)
     assert again.returncode != 0 and again.stdout.splitlines()[-1].startswith("FAIL; "), again.stdout + again.stderr
     assert mismatched(again.stdout) == (failing, failing)  # every saved vector, each failing again
 
@@ -127,7 +127,7 @@ def test_a_failing_drop_in_shows_its_mismatches_first_and_its_replay_line_fails_
 def test_one_vector_reruns_keep_only_and_a_passing_sweep_is_quiet_too(seed: int, ridge_mutant: Path) -> None:
     run = make_sweep("SIM=icarus", "N=4000", f"SEED={seed}", f"RTL={ridge_mutant}")
     vector = next(text for text in run.stdout.splitlines() if text.startswith("  seed ") and "ONLY=" in text)
-    one = subprocess.run(shlex.split(vector.split("rerun: ", 1)[1]), cwd=REPO_ROOT, capture_output=True, text=True)
+    one = run_command(shlex.split(vector.split("rerun: ", 1)[1]))
     assert mismatched(one.stdout) == (1, 1), one.stdout
     rate = re.search(r"\(([\d.]+) (k |M )?verified vectors/s\)", one.stdout)
     assert rate and float(rate.group(1)) >= 1, one.stdout  # not "0.00 M" for one vector
@@ -136,7 +136,7 @@ def test_one_vector_reruns_keep_only_and_a_passing_sweep_is_quiet_too(seed: int,
 
     # The replay line without RTL= would replay against the project's RTL, which passes: RTL= is what makes it fail.
     replay = [word for word in printed_command(run.stdout, "replay them: ") if not word.startswith("RTL=")]
-    project = subprocess.run(replay, cwd=REPO_ROOT, capture_output=True, text=True)
+    project = run_command(replay)
     assert project.returncode == 0 and project.stdout.splitlines()[-1].startswith("PASS; "), project.stdout
     assert "INFO cocotb" not in project.stdout and "MISMATCH" not in project.stdout
 

@@ -80,8 +80,8 @@ def every_bad_entry(room: Path) -> None:
                                                    "failing": ["test_document_cases: ridge.3"]}}})
     submission(room, "=SUM(A1:A9)", {"zero": True, "status": "compile error",
                                      "problems": ["roofline_attainable.sv:3: syntax error\n      | assign = ;"]})
-    submission(room, "+1+cmd", {"zero": True, "status": "port mismatch", "problems": ["port cap_o is missing"]})
-    submission(room, "-2+3", {"zero": True, "status": "forbidden call",
+    submission(room, "+1+cmd", {"zero": True, "status": "missing port", "problems": ["port cap_o is missing"]})
+    submission(room, "-2+3", {"zero": True, "status": "not allowed",
                               "problems": ["roofline_attainable.sv:9: $fopen reaches files"]})
     submission(room, "@here", {"groups": {CASES: {"score": 0.0, "status": "timeout", "detail": ["TIMEOUT"]}}})
     submission(room, ANSI_NAME, {"zero": True, "status": "compile error",
@@ -302,8 +302,8 @@ def test_the_dashboards_numbers_agree_with_scores_csv(graded_class: dict[str, An
 def test_the_most_common_problems_cover_every_kind(graded_class: dict[str, Any]) -> None:
     numbers = Numbers()
     numbers.feed(graded_class["page"])
-    assert numbers.kinds["compile error"] == 2 and numbers.kinds["port mismatch"] == 1
-    assert numbers.kinds["forbidden call"] == 1 and numbers.kinds["timeout"] == 1
+    assert numbers.kinds["compile error"] == 2 and numbers.kinds["missing port"] == 1
+    assert numbers.kinds["not allowed"] == 1 and numbers.kinds["timeout"] == 1
     assert numbers.kinds["value failure"] == 1 and numbers.kinds["grader error"] == 4
     assert "test_document_cases: ridge.3 (1)" in graded_class["page"]
     assert "syntax error (2)" in graded_class["page"], "compile errors are not grouped by message"
@@ -314,7 +314,7 @@ def test_a_kind_no_student_has_is_still_listed() -> None:
     page = dashboard.render(LAB, rows, similarity.Similarity())
     numbers = Numbers()
     numbers.feed(page)
-    assert numbers.kinds == {kind: 0 for kind in ("compile error", "forbidden call", "port mismatch", "timeout",
+    assert numbers.kinds == {kind: 0 for kind in ("compile error", "not allowed", "missing port", "timeout",
                                                   "value failure")}
     assert numbers.buckets["100"] == 1 and numbers.buckets["90–99"] == 0
 

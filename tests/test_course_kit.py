@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from commands import run_command
 
 from roofline_bench.tape import Reply
 from roofline_core.contract import ParamSet
@@ -341,7 +342,7 @@ def test_a_ridge_bug_loses_only_its_vectors_is_named_hinted_and_reruns(tmp_path:
     rerun = re.search(r"rerun: (make sim [^\n]*ONLY=calculator_check_2_ridge[^\n]*)", stdout)
     assert rerun, stdout
     words = rerun[1].split()[2:]
-    run = subprocess.run(["make", "-s", "sim", *words], cwd=REPO_ROOT, capture_output=True, text=True)
+    run = run_command(["make", "-s", "sim", *words])
     assert run.returncode != 0 and "calculator_check_2_ridge" in run.stdout and "1 checked, 1 failed" in run.stdout
 
 

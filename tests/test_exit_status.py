@@ -19,16 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from commands import MAKE_VARIABLES
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_course import sandbox
 from roofline_flows.mutants import load_catalogue, ridge_mutant_edit
 
-MAKEFILE = REPO_ROOT / "Makefile"
-# The make variables the Makefile reads: none may leak in from the environment of the pytest run
-# (nor from MAKEFLAGS, when pytest itself runs under `make test RTL=...`).
-MAKE_VARIABLES = {*re.findall(r"^(\w+)\s*\?=", MAKEFILE.read_text(), re.M), "SWEEP",
-                  "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ROOFLINE_RTL"}
 MAKE_ERROR = re.compile(r"^make: \*\*\* \[Makefile:\d+: ([\w-]+)\] Error (\d+)$", re.M)
 ROOFLINE = Path(sys.executable).parent / "roofline"
 LAB1_FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")

@@ -30,13 +30,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from roofline_core.config import SIMS, BenchConfig
-from roofline_core.paths import BUILD_ROOT
+from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
 
 from . import judge, reports, sandbox
 from .labs import Group, Lab, LabError, load_lab
-from .precheck import INSIDE, Precheck, precheck
+from .precheck import Precheck, precheck
 from .results import Grade, GroupScore
 
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
@@ -79,8 +79,7 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
     """The group's job in a fresh sandbox; its reply comes back on the result pipe, its log on stdout."""
     submission = check.submission
     assert submission is not None
-    work = Path("/run") if not settings.unsafe else folder / "run"
-    root = INSIDE if not settings.unsafe else submission.root
+    work, root = sandbox.WORK, sandbox.SUBMISSION  # as the step sees them (sandbox.relocate moves them if need be)
     job = {"kind": group.kind, "top": lab.top, "sim": settings.sim, "param_set": asdict(group.param_set),
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
            "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
@@ -242,6 +241,17 @@ def final_line(result: Grade, student_view: bool = False) -> str:
     return f"graded: {result.score:.1f}/{result.lab.max_score:g}, full marks (exit 0)"
 
 
+def guard_for_the_uid_isolation(lab: Lab) -> None:
+    """Without namespaces the sandbox user sees the machine's files: the grader's own files become
+    unreadable to other users (umask), and so do the labs (hidden groups), the reference RTL, the
+    tests and the reports of other runs."""
+    os.umask(0o077)
+    sandbox.protect([LABS_DIR, RTL_DIR, REPO_ROOT / "tests", REPO_ROOT / ".git", BUILD_ROOT / "grade",
+                     *([lab.hidden_file] if lab.hidden_file else [])])
+    for needed in sandbox.step_paths():  # what a step runs: searchable folders down to it (never listable)
+        sandbox.passable(needed)
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make grade", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lab", type=int, required=True, help="the lab number (LAB=)")
@@ -279,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
+    if not args.unsafe_no_sandbox and sandbox.mode() == "uid":
+        guard_for_the_uid_isolation(lab)
+        if not args.quiet:
+            print(sandbox.describe_mode(), flush=True)
     out = (args.out or default_out(lab, args.rtl)).resolve()
     settings = Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot,
                         args.parallel)

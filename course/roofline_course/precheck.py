@@ -23,7 +23,7 @@ from . import sandbox
 from .intake import IntakeError, Submission, select_design, stage
 
 MAX_ERRORS = 5
-INSIDE = Path("/submission")
+INSIDE = sandbox.SUBMISSION
 # iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
 ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
 STAGES = {"files": "no files", "compile": "compile error", "forbidden": "not allowed", "ports": "missing port",
@@ -232,20 +232,12 @@ class Runner:
     def __call__(self, argv: list[str], *, eda: tuple[str, ...] = (), use_verilator: bool = False,
                  stdin: bytes = b"") -> sandbox.Outcome:
         env = sandbox.simulator_env(use_verilator)
-        argv = [_unsafe_path(a, self.submission) for a in argv] if self.unsafe else argv
         return sandbox.run(argv, submission=self.submission.root, timeout_s=self.limits.step_s, limits=self.limits,
                            slot=self.slot, unsafe=self.unsafe, eda=eda, env=env, stdin=stdin)
 
     def path(self, staged: Path) -> str:
         """Where a staged file is as the step sees it."""
-        return str((self.submission.root if self.unsafe else INSIDE) / self.submission.relative(staged))
-
-
-def _unsafe_path(word: str, submission: Submission) -> str:
-    """Without a sandbox there is no /submission or /run: the same steps on the staging folder's paths."""
-    scratch = submission.root.with_name(submission.root.name + "-run")
-    scratch.mkdir(exist_ok=True)
-    return word.replace(str(INSIDE), str(submission.root)).replace("/run/", f"{scratch}/")
+        return inside(self.submission, staged)
 
 
 def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, limits: sandbox.Limits | None = None,
@@ -255,6 +247,8 @@ def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, li
     except IntakeError as problem:
         return Precheck("files", [str(problem)])
     warnings = [f"ignored: {name}" for name in submission.ignored] + [f"note: {note}" for note in submission.notes]
+    if not unsafe and sandbox.mode() == "uid":
+        sandbox.passable(submission.root)  # the sandbox user reads it where it is
     run = Runner(submission, limits or sandbox.Limits(), unsafe, slot)
     # The design check comes first: whatever a compiler accepts or not, a construct outside the
     # allow-list is named as such.

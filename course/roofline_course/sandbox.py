@@ -29,11 +29,13 @@ import contextlib
 import fcntl
 import functools
 import os
+import re
 import resource
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -55,6 +57,12 @@ MAX_SLOTS = 100
 WASM_CACHE = "/yowasp-cache"  # where a sandbox sees the grader's compiled YoWASP tools
 WASM_ADDRESS_SPACE = 1 << 40  # wasmtime reserves over 4 GiB up front (4.06 GiB for Yosys); RLIMIT_DATA bounds what it uses
 LOCKS = Path("/tmp/roofline-sandbox-users")  # one lock per sandbox user in use
+MODES = ("bwrap", "uid")
+MODE_VARIABLE = "ROOFLINE_SANDBOX"
+UID_WORK = Path("/tmp/roofline-sandbox-work")  # uid mode: each step's private folder, below a root-only parent
+SHARED_WASM_CACHE = Path("/tmp/roofline-yowasp-cache")  # uid mode: the compiled YoWASP tools, readable by the step
+SUBMISSION = Path("/submission")  # where a step sees the submission (a bubblewrap mount, else moved: relocate)
+WORK = Path("/run")  # a step's working folder
 
 
 class SandboxUnavailable(RuntimeError):
@@ -130,8 +138,23 @@ def eda_step(tools: tuple[str, ...]) -> EdaStep:
         return EdaStep(env, proc=True)
     for command in wasm:
         _compiled(tuple(command))
-    env |= {"YOWASP_CACHE_DIR": WASM_CACHE, "YOWASP_MOUNT": "/submission=/submission:/run=/run:/tmp=/tmp"}
-    return EdaStep(env, [(yowasp_cache(), WASM_CACHE)], proc=len(wasm) < len(commands), wasm=True)
+    env |= {"YOWASP_MOUNT": "/submission=/submission:/run=/run:/tmp=/tmp"}
+    if mode() == "uid":  # no mount: the step reads a copy of the cache that other users may read
+        return EdaStep({**env, "YOWASP_CACHE_DIR": str(_shared_wasm_cache())}, proc=True, wasm=True)
+    return EdaStep({**env, "YOWASP_CACHE_DIR": WASM_CACHE}, [(yowasp_cache(), WASM_CACHE)], proc=len(wasm) < len(commands),
+                   wasm=True)
+
+
+@functools.cache
+def _shared_wasm_cache() -> Path:
+    """The grader's compiled YoWASP tools, copied once where the sandbox user may read them."""
+    if not SHARED_WASM_CACHE.exists():
+        partial = SHARED_WASM_CACHE.with_name(SHARED_WASM_CACHE.name + f".{os.getpid()}")
+        shutil.copytree(yowasp_cache(), partial)
+        for path in [partial, *partial.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        partial.rename(SHARED_WASM_CACHE)
+    return SHARED_WASM_CACHE
 
 
 @functools.cache
@@ -141,12 +164,48 @@ def _compiled(command: tuple[str, ...]) -> str:
     return tool_version(list(command))
 
 
+@functools.cache
+def mode() -> str | None:
+    """How this machine isolates a step: "bwrap" (namespaces), "uid" (another user and limits, for a
+    container where namespaces cannot be created), or None. ROOFLINE_SANDBOX=bwrap|uid chooses;
+    otherwise bwrap, and the uid isolation only when bwrap is installed but cannot start (a
+    container's seccomp profile refuses namespaces) and this grader runs as root."""
+    wanted = os.environ.get(MODE_VARIABLE, "auto")
+    if wanted not in ("auto", *MODES):
+        raise SandboxUnavailable(f"{MODE_VARIABLE}={wanted}: use one of {', '.join(MODES)} (or leave it unset)")
+    if shutil.which("setpriv") is None:
+        return None
+    if wanted in ("auto", "bwrap") and shutil.which("bwrap") and _bwrap_starts():
+        return "bwrap"
+    if (wanted == "uid" or (wanted == "auto" and shutil.which("bwrap"))) and os.geteuid() == 0:
+        return "uid"
+    return None
+
+
+def _bwrap_starts() -> bool:
+    """bubblewrap can make the namespaces a sandbox needs (a container's seccomp profile may refuse them)."""
+    run = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc", "true"],
+                         capture_output=True, timeout=30)
+    return run.returncode == 0
+
+
 def available() -> str | None:
-    """None when sandboxing works here, else the one line that says what to install."""
+    """None when sandboxing works here, else the one line that says what to install or do."""
+    if mode() is not None:
+        return None
     missing = [tool for tool in ("bwrap", "setpriv") if shutil.which(tool) is None]
     if missing:
         return f"{' and '.join(missing)} not found: {INSTALL_HINT} (or pass --unsafe-no-sandbox to grade without one)"
-    return None
+    return ("bubblewrap cannot create namespaces here (a container's seccomp profile?), and the fallback, the "
+            "simulator as another user, needs the grader to run as root")
+
+
+def describe_mode() -> str:
+    """One line on the isolation in use, for the grader's log."""
+    if mode() == "uid":
+        return ("isolation: another user, limits and file permissions (bubblewrap cannot create namespaces here): no "
+                "network isolation, and /proc and /tmp are the machine's; see docs/threat-model.md")
+    return "isolation: bubblewrap (its own namespaces: no network, no /proc, no grader files), another user, limits"
 
 
 def interpreter_paths() -> list[Path]:
@@ -168,8 +227,7 @@ def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[st
     for path in SYSTEM_FILES:
         if Path(path).exists():
             args += ["--ro-bind", path, path]
-    outside = [*interpreter_paths(), *(REPO_ROOT / part for part in HARNESS_PARTS)]
-    for path in dict.fromkeys(p.resolve() for p in outside):
+    for path in dict.fromkeys(step_paths()):
         for parent in reversed(path.parents[:-1]):  # bwrap would make these 0700: the sandbox user must pass
             args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(path), str(path)]
@@ -200,6 +258,61 @@ def command(argv: list[str], submission: Path | None, limits: Limits, slot: int 
         "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
         "--no-new-privs", "--", *argv,
     ]
+
+
+def relocate(text: str, places: dict[Path, Path]) -> str:
+    """A command word or a job with the step's logical folders (/submission, /run) where they really
+    are, when no mount put them there. Only a whole path is moved: '/autograder/submission' stays."""
+    for logical, real in places.items():
+        text = re.sub(rf"(?<![\w/.-]){re.escape(str(logical))}(?=/|\b|$)", str(real).replace("\\", "\\\\"), text)
+    return text
+
+
+def _private_folder(slot: int, unsafe: bool) -> Path:
+    """A fresh working folder for one step: the sandbox user's own (mode 0700) below a parent only
+    root may list; a plain folder of this user's when unsafe."""
+    UID_WORK.mkdir(parents=True, exist_ok=True)
+    UID_WORK.chmod(0o711)
+    folder = Path(tempfile.mkdtemp(prefix=f"slot{slot}-", dir=UID_WORK))
+    (folder / "tmp").mkdir()
+    if not unsafe:
+        for path in (folder, folder / "tmp"):
+            os.chown(path, SANDBOX_UID + slot, SANDBOX_UID + slot)
+    return folder
+
+
+def _as_the_sandbox_user(argv: list[str], slot: int) -> list[str]:
+    uid = SANDBOX_UID + slot
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+            "--no-new-privs", "--", *argv]
+
+
+def _environment(work: Path, env: dict[str, str]) -> dict[str, str]:
+    """The uid isolation's environment: what bubblewrap's --clearenv and --setenv give, with the real folders."""
+    return {"HOME": str(work), "TMPDIR": str(work / "tmp"), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+            "PYTHONPATH": os.pathsep.join(str(REPO_ROOT / part) for part in HARNESS_PARTS), "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1", "CCACHE_DISABLE": "1", **env}
+
+
+def step_paths() -> list[Path]:
+    """What every step reads and runs: the Python installation and venv, and the harness."""
+    return [path.resolve() for path in (*interpreter_paths(), *(REPO_ROOT / part for part in HARNESS_PARTS))]
+
+
+def protect(paths: list[Path]) -> None:
+    """The uid isolation: what the sandbox user must not read (the hidden groups, the reference, the
+    tests) made unreadable to other users, and the folders a step's files sit in made passable."""
+    for path in paths:
+        if path.exists():
+            path.chmod(path.stat().st_mode & ~0o007)
+
+
+def passable(folder: Path) -> None:
+    """Every folder above a staged submission searchable (not listable) by other users."""
+    for parent in [folder, *folder.parents]:
+        mode_bits = parent.stat().st_mode
+        if not mode_bits & 0o001:
+            parent.chmod(mode_bits | 0o001)
 
 
 def _apply_limits(limits: Limits, wasm: bool) -> None:
@@ -268,18 +381,23 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
     if result_pipe:
         read_end, write_end = os.pipe()
         env = {**(env or {}), RESULT_FD_VARIABLE: str(write_end)}
-    if unsafe:
-        full = argv
+    isolation = "unsafe" if unsafe else mode()
+    if isolation is None:
+        raise SandboxUnavailable(available() or "no sandbox")
+    work = _private_folder(slot, unsafe) if isolation != "bwrap" else WORK
+    if isolation == "bwrap":
+        full, cwd, environment = command(argv, submission, limits, slot, extra_ro, env, step.proc), None, None
     else:
-        problem = available()
-        if problem:
-            raise SandboxUnavailable(problem)
-        full = command(argv, submission, limits, slot, extra_ro, env, step.proc)
+        places = {SUBMISSION: submission or work, WORK: work}
+        full, stdin = [relocate(word, places) for word in argv], relocate(stdin.decode(), places).encode()
+        env = {name: relocate(value, places) for name, value in env.items()}
+        full = full if unsafe else _as_the_sandbox_user(full, slot)
+        cwd, environment = str(work), {**os.environ, **env} if unsafe else _environment(work, env)
     started = time.monotonic()
     process = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               pass_fds=(write_end,) if result_pipe else (), start_new_session=True,
+                               pass_fds=(write_end,) if result_pipe else (), start_new_session=True, cwd=cwd,
                                preexec_fn=None if unsafe else lambda: _apply_limits(limits, step.wasm),  # noqa: PLW1509
-                               env={**os.environ, **(env or {})} if unsafe else None)
+                               env=environment)
     if result_pipe:
         os.close(write_end)
     cap = limits.output_mib * MIB
@@ -308,6 +426,8 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         _kill_group(process)
     if not unsafe:
         _wait_until_gone(SANDBOX_UID + slot)
+    if isolation == "uid":
+        shutil.rmtree(work, ignore_errors=True)
     for reader in readers:
         reader.join(timeout=10)
     truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]
