@@ -145,13 +145,13 @@ class RateChecker:
 
 
 def rate_batch(run: Run, hierarchy: bool) -> RateBatch:
-    """Results judged in batches by the one-vector judges' rules."""
-    sb, coverage = run.sb, run.coverage
+    """Results judged in batches (of the run's batch size) by the one-vector judges' rules."""
+    sb, coverage, size = run.sb, run.coverage, run.batch_size
     if hierarchy:
         return RateBatch(sb, lambda vector_id, label, vector, outputs, sample: judge_hierarchy(
-            sb, coverage, vector_id, label, vector, outputs, sample=sample), hierarchy=True, coverage=coverage)
+            sb, coverage, vector_id, label, vector, outputs, sample=sample), hierarchy=True, coverage=coverage, size=size)
     return RateBatch(sb, lambda vector_id, label, vector, outputs, sample: judge_attainable(
-        sb, coverage, vector_id, label, vector, outputs, sample=sample), hierarchy=False, coverage=coverage)
+        sb, coverage, vector_id, label, vector, outputs, sample=sample), hierarchy=False, coverage=coverage, size=size)
 
 
 def judge_attainable(sb: Scoreboard, coverage: Coverage, vector_id: str | int, label: str, vector: RateVector,

@@ -1,5 +1,6 @@
-"""One test of a bench: what it is given (`Run`), how it ends (a Verdict), and how a recorded
-run is judged again from its tape (`replay`)."""
+"""One test of a bench: what it is given (`Run`), how it ends (a Verdict), how a recorded run
+is judged again from its tape (`replay`), and how a failing one is replayed once more to see
+where it went wrong (`trace`)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from itertools import product
 from typing import Any
 
 from roofline_core.config import BenchConfig
-from roofline_core.scoreboard import Scoreboard, Verdict
+from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
 
+from .batch import BATCH
 from .coverage import Coverage
 from .ports import PortError, Ports, Unresolved
-from .tape import ReplayPorts, Tape, TapeEnded, TapeError, run_to_end
+from .tape import ReplayPorts, Tape, TapeEnded, TapeError, Trace, TraceComplete, TracedPorts, run_to_end
 
 
 @dataclass
@@ -28,6 +30,7 @@ class Run:
     ports: Ports
     coverage: Coverage
     log: logging.Logger
+    batch_size: int = BATCH  # vectors a sweep judges at once (a trace judges each as it is sampled, at its cycle)
     sb: Scoreboard = field(init=False)
 
     def __post_init__(self) -> None:
@@ -93,3 +96,43 @@ def replay(test: BenchTest, cfg: BenchConfig, tape: Tape | None) -> Verdict:
         return run_to_end(execute(test, run))
     except Exception as problem:  # noqa: BLE001 - a reply that breaks the judge fails, never passes
         return run.sb.verdict(f"the reply could not be judged ({type(problem).__name__}: {problem})")
+
+
+class MarkingScoreboard(Scoreboard):
+    """A scoreboard that also tells a Trace where each check and failure happened."""
+
+    def __init__(self, cfg: BenchConfig, test: str, log: logging.Logger, trace: Trace) -> None:
+        super().__init__(cfg, test, log)
+        self.trace = trace
+
+    def check(self, vector_id: str | int, label: str, inputs: Lines, fields: list[Field], context: Lines | None = None,
+              regimes: Callable[[], tuple[str, ...]] | None = None, values: bool = True) -> bool:
+        passed = super().check(vector_id, label, inputs, fields, context, regimes, values)
+        for checked in fields:
+            self.trace.add("expect", checked.name, checked.expected)
+        if not passed:
+            self.trace.mark(str(vector_id), "mismatch", label,
+                            tuple((f.name, f.expected, f.actual, f.decode) for f in fields))
+        return passed
+
+    def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "",
+             regimes: tuple[str, ...] = ()) -> None:
+        super().fail(vector_id, message, kind=kind, event=event, label=label, regimes=regimes)
+        self.trace.mark(str(vector_id), kind, label, message=message.splitlines()[0] if message else "")
+
+
+def trace(test: BenchTest, cfg: BenchConfig, tape: Tape, *, until_first: bool = True) -> Trace:
+    """Replay a test once more, keeping a Trace: the cycles around its first failure in time (the
+    replay stops a few steps after it), or with until_first=False every failure and its inputs.
+    Sweeps are judged vector by vector here, so each failure is marked in the cycle it was
+    sampled in; the verdict is the same as replay's, and is not kept."""
+    found = Trace(dict(tape.widths), until_first=until_first)
+    run = Run(cfg, test.name, TracedPorts(tape, found), Coverage(), _QUIET, batch_size=1)
+    run.sb = MarkingScoreboard(cfg, test.name, _QUIET, found)
+    try:
+        found.ended = run_to_end(execute(test, run)).stopped
+    except TraceComplete:
+        pass
+    except Exception as problem:  # noqa: BLE001 - a reply that breaks the judge ends the trace, as it fails the replay
+        found.ended = f"the reply could not be judged ({type(problem).__name__}: {problem})"
+    return found
