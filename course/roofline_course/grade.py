@@ -34,7 +34,7 @@ from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
 
-from . import judge, reports, sandbox
+from . import judge, pictures, reports, sandbox
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import Precheck, precheck
 from .results import Grade, GroupScore
@@ -129,7 +129,10 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     for group in batch:
         rerun = rerun_hint(lab, group, rtl, settings.sim)
         found = judge.verdicts(lab, group, reply, settings.sim, rtl)
-        scores.append(judge.score(lab, group, found, reply, facts, rerun))
+        score = judge.score(lab, group, found, reply, facts, rerun)
+        score.pictures, notes = pictures.draw(lab, group, found, reply, settings.sim, rtl, out, folder)
+        score.detail += notes
+        scores.append(score)
     return scores
 
 

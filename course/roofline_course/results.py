@@ -11,6 +11,16 @@ from .labs import Group, Lab
 from .precheck import STAGES, Precheck
 
 
+@dataclass(frozen=True)
+class Picture:
+    """A picture of where one test of a group went wrong (pictures): its files, relative to the report folder."""
+
+    test: str
+    caption: str
+    svg: str
+    png: str
+
+
 @dataclass
 class GroupScore:
     group: Group
@@ -21,6 +31,7 @@ class GroupScore:
     failing: list[str] = field(default_factory=list)  # every failing case or vector, "test: name"
     rerun: str = ""
     log: str = ""
+    pictures: list[Picture] = field(default_factory=list)
 
     @property
     def full(self) -> bool:
