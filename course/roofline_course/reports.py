@@ -3,17 +3,22 @@
 `canonical` turns a Grade into plain data (result.json). The terminal table, JUnit XML,
 Gradescope's results.json, PrairieLearn's results.json and the class CSV row are each a view of
 that one document, so they cannot disagree. A hidden group's details (failing cases, seeds,
-rerun lines) go only where they stay hidden until the due date.
+rerun lines, pictures) go only where they stay hidden until the due date. The pictures of a
+failing group (pictures) are files of the report folder: result.json and the terminal name
+them, Gradescope's and PrairieLearn's results carry the PNGs inline.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from .neutralise import printable, terminal_lines
+from .pictures import data_uri
 from .results import Grade
 
 SCHEMA = 1
@@ -25,6 +30,7 @@ def canonical(grade: Grade) -> dict[str, Any]:
         "name": s.group.name, "hidden": s.group.hidden, "kind": s.group.kind, "covers": s.group.covers,
         "weight": s.group.weight, "score": round(s.score, 3), "status": s.status, "scoring": s.group.scoring,
         "detail": s.detail, "failing": s.failing, "rerun": s.rerun, "log": s.log, "seconds": round(s.seconds, 2),
+        "pictures": [asdict(picture) for picture in s.pictures],
     } for s in grade.scores]
     return {
         "schema": SCHEMA, "lab": grade.lab.number, "title": grade.lab.title, "top": grade.lab.top,
@@ -76,7 +82,13 @@ def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
             lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
             if g["log"]:
                 lines.append(f"  full simulator log: {g['log']} (in the report folder)")
+            lines += picture_lines(g)
     return terminal_lines(lines)  # a name or a compile error with an ANSI escape shows as text
+
+
+def picture_lines(group: dict[str, Any]) -> list[str]:
+    """Where a group's pictures are, relative to the report folder."""
+    return [f"  picture of {p['caption']}: {p['svg']} (and {Path(p['png']).name})" for p in group.get("pictures", [])]
 
 
 def junit(result: dict[str, Any], path: Path) -> None:
@@ -96,40 +108,83 @@ def junit(result: dict[str, Any], path: Path) -> None:
     ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
 
 
-def gradescope(result: dict[str, Any]) -> dict[str, Any]:
+def gradescope(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
     """Gradescope's format. Gradescope sums the tests' scores; a hidden group's score and output
-    are `after_due_date`, and the visible output (stdout, `output`) never names a hidden result."""
+    are `after_due_date`, and the visible output (stdout, `output`) never names a hidden result.
+    With the report folder, a group's pictures go into its output as HTML (output_format "html":
+    the text in a <pre>, each picture a PNG data: URI), the visible groups' first."""
     header = "\n".join(terminal_lines(result["problems"] + result["warnings"])) or f"lab {result['lab']}: {result['status']}"
-    return {
-        "output": header,
-        "stdout_visibility": "visible",
-        "tests": [{
+    images = embedded(result, folder)
+    tests = []
+    for g in result["groups"]:
+        text = "\n".join(terminal_lines([g["covers"], *g["detail"], *left_out(g, images, folder)]))
+        test = {
             "name": g["name"],
             "score": g["score"],
             "max_score": g["weight"],
             "status": "passed" if g["score"] >= g["weight"] else "failed",
-            "output": "\n".join(terminal_lines([g["covers"], *g["detail"]])),
+            "output": text,
             "visibility": "after_due_date" if g["hidden"] else "visible",
-        } for g in result["groups"]],
-    }
+        }
+        if images.get(g["name"]):
+            figures = "".join(f'<p>{html.escape(caption)}</p><img alt="{html.escape(caption)}" src="{uri}">'
+                              for caption, uri in images[g["name"]])
+            test.update(output=f"<pre>{html.escape(text)}</pre>{figures}", output_format="html")
+        tests.append(test)
+    return {"output": header, "stdout_visibility": "visible", "tests": tests}
 
 
-def prairielearn(result: dict[str, Any]) -> dict[str, Any]:
+def prairielearn(result: dict[str, Any], folder: Path | None = None) -> dict[str, Any]:
     """PrairieLearn's format: score 0..1; a submission that cannot be graded is `gradable: false`
     with its problems as format errors, so it costs the student no attempt. PrairieLearn shows a
     student everything at once (it has no after-the-due-date visibility), so hidden groups are left
-    out altogether, their points too; the instructor grades them after the deadline (make grade-all)."""
+    out altogether, their points and pictures too; the instructor grades them after the deadline
+    (make grade-all). With the report folder, a test's pictures are its `images` (PNG data: URIs)."""
     document: dict[str, Any] = {"gradable": result["gradable"]}
     if not result["gradable"]:
         document["format_errors"] = result["problems"]
         return document
     shown = [g for g in result["groups"] if not g["hidden"]]
+    images = embedded({**result, "groups": shown}, folder)
     most = sum(g["weight"] for g in shown)
     document["score"] = round(sum(g["score"] for g in shown) / most, 6) if most else 0.0
     document["output"] = "\n".join(result["warnings"])
     document["tests"] = [{"name": g["name"], "points": g["score"], "max_points": g["weight"],
-                          "output": "\n".join(g["detail"]), "message": g["status"]} for g in shown]
+                          "output": "\n".join([*g["detail"], *left_out(g, images, folder)]), "message": g["status"],
+                          **({"images": [{"label": caption, "url": uri} for caption, uri in images[g["name"]]]}
+                             if images.get(g["name"]) else {})} for g in shown]
     return document
+
+
+MAX_EMBEDDED = 600_000  # bytes of data: URIs a results file carries (PrairieLearn takes at most 1 MB in all)
+
+
+def embedded(result: dict[str, Any], folder: Path | None) -> dict[str, list[tuple[str, str]]]:
+    """Each group's pictures as (caption, PNG data: URI), visible groups first, while they fit in
+    MAX_EMBEDDED; a picture left out stays in the report folder."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    if folder is None:
+        return found
+    room = MAX_EMBEDDED
+    for g in sorted(result["groups"], key=lambda group: group["hidden"]):
+        for picture in g.get("pictures", []):
+            if not (folder / picture["png"]).is_file():
+                continue
+            uri = data_uri(folder, picture["png"])
+            if len(uri) > room:
+                continue
+            room -= len(uri)
+            found.setdefault(g["name"], []).append((picture["caption"], uri))
+    return found
+
+
+def left_out(group: dict[str, Any], images: dict[str, list[tuple[str, str]]], folder: Path | None) -> list[str]:
+    """A line for each of the group's pictures that a results file embedding pictures could not carry."""
+    if folder is None:
+        return []
+    carried = {caption for caption, _ in images.get(group["name"], [])}
+    return [f"picture not included (the results file's size limit): {p['caption']}"
+            for p in group.get("pictures", []) if p["caption"] not in carried]
 
 
 def write_all(result: dict[str, Any], out: Path) -> dict[str, Path]:
@@ -137,7 +192,7 @@ def write_all(result: dict[str, Any], out: Path) -> dict[str, Path]:
              "prairielearn": out / "prairielearn.json", "table": out / "score.txt"}
     paths["result"].write_text(json.dumps(result, indent=2) + "\n")
     junit(result, paths["junit"])
-    paths["gradescope"].write_text(json.dumps(gradescope(result), indent=2) + "\n")
-    paths["prairielearn"].write_text(json.dumps(prairielearn(result), indent=2) + "\n")
+    paths["gradescope"].write_text(json.dumps(gradescope(result, out), indent=2) + "\n")
+    paths["prairielearn"].write_text(json.dumps(prairielearn(result, out), indent=2) + "\n")
     paths["table"].write_text("\n".join(terminal(result)) + "\n")
     return paths
