@@ -7,11 +7,11 @@ around its first failure (waves), a combinational one its failing vectors on the
 (roofs). Each is written as SVG (its text kept as text) and PNG beside the group's log;
 result.json lists them, the terminal report names them, and Gradescope's and PrairieLearn's
 results embed the PNG, within a size budget (reports decides where a hidden group's may go).
+Every text is drawn as it is (no matplotlib math: a `$` in a name stays a `$`).
 """
 
 from __future__ import annotations
 
-import base64
 import threading
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,3 @@ def save(figure: Any, base: Path) -> None:
     with _SAVING, matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "roofline-hw"}):
         figure.savefig(base.with_suffix(".svg"), format="svg", metadata={"Date": None})
         figure.savefig(base.with_suffix(".png"), format="png", dpi=PNG_DPI, metadata={"Software": None})
-
-
-def data_uri(folder: Path, relative: str) -> str:
-    """A PNG of the report folder as a data: URI, as Gradescope's HTML and PrairieLearn's images take it."""
-    return "data:image/png;base64," + base64.b64encode((folder / relative).read_bytes()).decode("ascii")

@@ -10,6 +10,7 @@ them, Gradescope's and PrairieLearn's results carry the PNGs inline.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import xml.etree.ElementTree as ET
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from .neutralise import printable, terminal_lines
-from .pictures import data_uri
 from .results import Grade
 
 SCHEMA = 1
@@ -176,6 +176,11 @@ def embedded(result: dict[str, Any], folder: Path | None) -> dict[str, list[tupl
             room -= len(uri)
             found.setdefault(g["name"], []).append((picture["caption"], uri))
     return found
+
+
+def data_uri(folder: Path, relative: str) -> str:
+    """A PNG of the report folder as a data: URI, as Gradescope's HTML and PrairieLearn's images take it."""
+    return "data:image/png;base64," + base64.b64encode((folder / relative).read_bytes()).decode("ascii")
 
 
 def left_out(group: dict[str, Any], images: dict[str, list[tuple[str, str]]], folder: Path | None) -> list[str]:

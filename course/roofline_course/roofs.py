@@ -157,7 +157,7 @@ def figure(view: Misses) -> Any:
     roof.set_ylim(*ylim)
     roof.set_ylabel("performance / peak")
     error.set_xlabel("ai*bw / peak   (memory roof binds below 1, the compute roof above)")
-    roof.set_title(view.title, fontsize=10)
+    roof.set_title(view.title, fontsize=10, parse_math=False)
     handles = [Line2D([], [], color="black", lw=2, label="the roof: min(peak, ai*bw)"),
                Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor="black",
                       label="expected (golden model)")]
@@ -196,7 +196,7 @@ def figure(view: Misses) -> Any:
     roof.legend(handles=handles, fontsize=7.5, loc="lower right", framealpha=0.9)
     note = f"{view.vectors} failing vector(s)" + (f"; not drawn: {', '.join(view.not_drawn)}" if view.not_drawn else "")
     note += "; a value of 0 or beyond the axes is drawn at their edge"
-    fig.text(0.1, 0.02, note, fontsize=7.5, color="0.3")
+    fig.text(0.1, 0.02, note, fontsize=7.5, color="0.3", parse_math=False)
     return fig
 
 

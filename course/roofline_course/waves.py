@@ -202,7 +202,8 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
     ax.set_xlim(-LABEL_IN, width_in - LABEL_IN)
     ax.set_ylim(height_in, 0)  # inches from the top
     ax.axis("off")
-    ax.text(-LABEL_IN + 0.1, 0.25, view.title, fontsize=10, fontweight="bold", va="center", gid="title")
+    ax.text(-LABEL_IN + 0.1, 0.25, view.title, fontsize=10, fontweight="bold", va="center", gid="title",
+            parse_math=False)
     top = header_in
     _header(ax, view, starts, widths, top)
     _clock(ax, view, starts, widths, top)
@@ -223,7 +224,7 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
     for index, line in enumerate(view.notes):
         ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * index, line, fontsize=8,
                 color="#a01010" if index else "black", fontweight="bold" if index == 0 else "normal", va="center",
-                gid=f"note-{index}")
+                gid=f"note-{index}", parse_math=False)
     ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * len(view.notes),
             "each column: one clock period from a falling edge, where the bench drives the inputs and samples the outputs; "
             "grey: not sampled in that cycle; a break: cycles not shown", fontsize=6.5, color="0.35", va="center")
