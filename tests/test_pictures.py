@@ -269,6 +269,15 @@ def test_a_sweep_is_placed_vector_by_vector_and_the_verdict_is_the_same() -> Non
     assert seen.marks[0].cycle - (seen.released or 0) == design.shown["cycle"]
 
 
+def test_a_trace_of_every_failure_stops_after_its_quota_of_vectors() -> None:
+    design = RidgeUnit()
+    cfg, tape, verdict = record(design, "random_sweep", sweep=600)
+    seen = trace(TESTS["roofline_attainable"]["random_sweep"], cfg, tape, until_first=False, max_marked=4)
+    assert len(verdict.failed) > 10
+    assert [m.vector_id for m in seen.marks] == list(verdict.failed[:4])  # each vector once: one wrong output each
+    assert seen.step < len(design.entries) // 4  # the replay ended there, far short of the sweep
+
+
 # ---------------------------------------------------------------- the timing diagram
 
 

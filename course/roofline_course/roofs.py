@@ -21,14 +21,16 @@ from roofline_bench.tape import Mark
 from roofline_core.scoreboard import DOCUMENTS
 from roofline_golden import QFormat
 
-# What was wrong, as the legend says it, with its marker and colour.
+# What was wrong, as the legend says it, with its marker and colour, in the order drawn (the
+# end-to-end cap over the levels' caps; the binding level's hollow diamond around the verdict's triangle).
 STYLES = {
-    "cap_o": ("the cap (cap_o)", "o", "#d62728"),
     "level_cap_o": ("a level's cap (level_cap_o)", "o", "#ff7f0e"),
+    "cap_o": ("the cap (cap_o)", "o", "#d62728"),
+    "documents": ("the documents' value", "s", "#8c564b"),
     "mem_bound_o": ("the memory-bound verdict (mem_bound_o)", "^", "#9467bd"),
     "binding_o": ("the binding level (binding_o)", "D", "#1f77b4"),
-    "documents": ("the documents' value", "s", "#8c564b"),
 }
+HOLLOW = ("binding_o",)
 CAPS = ("cap_o", "level_cap_o")
 
 
@@ -137,6 +139,7 @@ def figure(view: Misses) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import NullLocator
 
     fig = Figure(figsize=FIGSIZE, dpi=100)
     FigureCanvasAgg(fig)
@@ -173,20 +176,26 @@ def figure(view: Misses) -> Any:
         if wrong:
             for p in wrong:
                 roof.plot([_clip(p.x, xlim)] * 2, [_clip(p.expected, ylim), _clip(p.actual or 0, ylim)], color=color, lw=0.6,
-                          alpha=0.6)
+                          alpha=0.6 if len(wrong) < 40 else 0.15)
             roof.plot([_clip(p.x, xlim) for p in wrong], [_clip(p.actual or 0, ylim) for p in wrong], ls="", marker=marker,
                       color=color, markersize=6, gid=f"wrong-{what}", clip_on=False)
             error.plot([_clip(p.x, xlim) for p in wrong], [p.error_lsb for p in wrong], ls="", marker=marker, color=color,
                        markersize=5, gid=f"error-{what}", clip_on=False)
         else:
-            roof.plot(at, expected, ls="", marker=marker, color=color, markersize=8, gid=f"wrong-{what}", clip_on=False)
-        handles.append(Line2D([], [], marker=marker, ls="", color=color, label=f"wrong: {label} ({len(chosen)})"))
+            face = "none" if what in HOLLOW else color
+            roof.plot(at, expected, ls="", marker=marker, color=color, markerfacecolor=face,
+                      markersize=9 if face == "none" else 7, markeredgewidth=1.5, gid=f"wrong-{what}", clip_on=False)
+        handles.append(Line2D([], [], marker=marker, ls="", color=color, markerfacecolor="none" if what in HOLLOW else color,
+                              label=f"wrong: {label} ({len(chosen)})"))
     error.axhspan(-0.5, 0.5, color="#2ca02c", alpha=0.15, lw=0, gid="rounding-band")
     error.axhline(0, color="0.3", lw=0.6)
     error.set_yscale("symlog", linthresh=1)
     errors = [abs(p.error_lsb) for p in view.points if p.error_lsb is not None]
     reach = max([2.0, *errors]) * 1.5
     error.set_ylim(-reach, reach)
+    ticks = _error_ticks(reach)
+    error.set_yticks(ticks, [_lsbs(tick) for tick in ticks])
+    error.yaxis.set_minor_locator(NullLocator())
     if not errors:
         error.text(0.5, 0.25, "no wrong cap: every wrong output here is a verdict", transform=error.transAxes,
                    ha="center", fontsize=8, color="0.3")
@@ -198,6 +207,21 @@ def figure(view: Misses) -> Any:
     note += "; a value of 0 or beyond the axes is drawn at their edge"
     fig.text(0.1, 0.02, note, fontsize=7.5, color="0.3", parse_math=False)
     return fig
+
+
+def _error_ticks(reach: float) -> list[float]:
+    """0, the band's edges' neighbours 1 and -1, and up to four decades either side: readable on a symlog axis."""
+    decades = max(0, math.floor(math.log10(reach)))
+    step = max(1, math.ceil(decades / 4))
+    ups = [10.0 ** k for k in range(0, decades + 1, step)]
+    return [-v for v in reversed(ups)] + [0.0] + ups
+
+
+def _lsbs(value: float) -> str:
+    if value == 0:
+        return "0"
+    exponent = round(math.log10(abs(value)))
+    return ("-" if value < 0 else "") + ("1" if exponent == 0 else f"1e{exponent}")
 
 
 def _limits(values: list[float], anchor: float, top: float | None = None) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
 from .batch import BATCH
 from .coverage import Coverage
 from .ports import PortError, Ports, Unresolved
-from .tape import ReplayPorts, Tape, TapeEnded, TapeError, Trace, TraceComplete, TracedPorts, run_to_end
+from .tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TraceComplete, TracedPorts, run_to_end
 
 
 @dataclass
@@ -121,12 +121,13 @@ class MarkingScoreboard(Scoreboard):
         self.trace.mark(str(vector_id), kind, label, message=message.splitlines()[0] if message else "")
 
 
-def trace(test: BenchTest, cfg: BenchConfig, tape: Tape, *, until_first: bool = True) -> Trace:
+def trace(test: BenchTest, cfg: BenchConfig, tape: Tape, *, until_first: bool = True, max_marked: int = MAX_MARKED) -> Trace:
     """Replay a test once more, keeping a Trace: the cycles around its first failure in time (the
-    replay stops a few steps after it), or with until_first=False every failure and its inputs.
-    Sweeps are judged vector by vector here, so each failure is marked in the cycle it was
-    sampled in; the verdict is the same as replay's, and is not kept."""
-    found = Trace(dict(tape.widths), until_first=until_first)
+    replay stops a few steps after it), or with until_first=False the failures of the first
+    `max_marked` failing vectors and their inputs (it stops there). Sweeps are judged vector by
+    vector here, so each failure is marked in the cycle it was sampled in; the verdict is the
+    same as replay's, and is not kept."""
+    found = Trace(dict(tape.widths), until_first=until_first, max_marked=max_marked)
     run = Run(cfg, test.name, TracedPorts(tape, found), Coverage(), _QUIET, batch_size=1)
     run.sb = MarkingScoreboard(cfg, test.name, _QUIET, found)
     try:

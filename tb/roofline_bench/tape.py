@@ -252,7 +252,7 @@ class ReplayPorts(Ports):
 BEFORE_STEPS = 24  # steps (clock edges and waits) a trace keeps before its first failure
 AFTER_STEPS = 6  # and after it
 MAX_SAMPLES = 4096  # values a trace's window holds at most, whatever the bench does between steps
-MAX_MARKS = 1000  # failures a trace keeps (where each happened and the inputs at that moment)
+MAX_MARKED = 500  # vectors (or events) whose failures a trace keeps: where each happened, the inputs at that moment
 
 
 @dataclass(frozen=True)
@@ -286,19 +286,20 @@ class Mark:
 class Trace:
     """What a traced replay saw: the values of a window of steps around the first failure, the
     failures, and the inputs' values as the window starts (`held`). Bounded: the window slides
-    until the first failure, then stops `after` steps later (`complete`); at most `max_marks`
-    failures are kept. `until_first`: stop there (a timing diagram); else go on gathering
+    until the first failure, then stops `after` steps later (`complete`); at most `max_marked`
+    vectors' failures are kept. `until_first`: stop there (a timing diagram); else go on gathering
     failures (a picture of every failing vector)."""
 
     widths: dict[str, int | None]
     before: int = BEFORE_STEPS
     after: int = AFTER_STEPS
     until_first: bool = True
-    max_marks: int = MAX_MARKS
+    max_marked: int = MAX_MARKED
     samples: deque[Sample] = field(default_factory=deque)
     held: dict[str, int] = field(default_factory=dict)  # each input's value before the window's first sample
     written: dict[str, int] = field(default_factory=dict)  # each input's latest value
     marks: list[Mark] = field(default_factory=list)
+    marked: set[str] = field(default_factory=set)  # the vectors (or events) with a mark
     step: int = 0
     cycle: int = 0
     released: int | None = None  # the cycle the bench first released the reset in (cycles are counted from it)
@@ -313,7 +314,7 @@ class Trace:
         """Nothing more to keep: the window after the first failure is full, or the marks are."""
         if self.until_first:
             return self.first is not None and self.step > self.first.step + self.after
-        return len(self.marks) >= self.max_marks
+        return len(self.marked) >= self.max_marked
 
     def add(self, kind: str, port: str, value: int | str, cycle: int | None = None) -> None:
         if kind == "write" and isinstance(value, int):
@@ -327,7 +328,8 @@ class Trace:
 
     def mark(self, vector_id: str, kind: str, label: str = "", fields: tuple[tuple[str, int, int, str], ...] = (),
              message: str = "") -> None:
-        if len(self.marks) < self.max_marks:
+        if vector_id in self.marked or len(self.marked) < self.max_marked:
+            self.marked.add(vector_id)
             self.marks.append(Mark(self.step, self.cycle, vector_id, kind, label, fields, message,
                                    tuple(self.written.items())))
 
