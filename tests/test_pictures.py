@@ -416,7 +416,7 @@ def test_gradescope_carries_the_pictures_as_html_and_a_hidden_ones_only_after_th
     visible, hidden = document["tests"]
     for test in (visible, hidden):
         assert test["output_format"] == "html"
-        images = re.findall(r'<img alt="[^"]*" src="(data:image/png;base64,[^"]+)">', test["output"])
+        images = re.findall(r'<img alt="[^"]*" width="100%" src="(data:image/png;base64,[^"]+)">', test["output"])
         assert len(images) == 1
         png_of(images[0], tmp_path)
         assert "a &lt; b &amp; c" in test["output"] and "<pre>" in test["output"]  # the text stays text
