@@ -212,6 +212,17 @@ class Pipe(Design):
 
 
 @dataclass
+class PhantomPipe(Pipe):
+    """A pipe whose output stage holds a result nobody sent, in the first cycle after reset."""
+
+    def clock(self) -> None:
+        super().clock()
+        if self.cycle == 1:
+            self.stages[-1] = (0, 0, 0, 0, -1)
+            self.shown = {"cycle": 1}
+
+
+@dataclass
 class RidgeUnit(Design):
     """roofline_attainable with a ridge bug: memory-bound also when the truncated product equals peak."""
 
@@ -330,6 +341,13 @@ def test_the_timing_diagram_shows_the_first_wrong_cycle(design: Design, test: st
     assert line in " ".join(texts[key] for key in texts if key.startswith("note"))
     assert FMT.hex(expected) in cells(texts) and FMT.hex(actual) in cells(texts)  # the failing column's cells
     assert_png(base.with_suffix(".png"))
+
+
+def test_an_event_is_named_by_its_kind_not_by_a_vector(tmp_path: Path) -> None:
+    design = PhantomPipe()
+    texts = svg_texts(draw_waves(design, "document_and_edge_cases", tmp_path).with_suffix(".svg"))
+    assert texts["note-0"] == f"first failure in cycle {design.shown['cycle']}: a handshake failure"
+    assert "out of nowhere" in texts["note-1"]
 
 
 def test_a_failure_before_the_reset_ends_gets_no_diagram() -> None:

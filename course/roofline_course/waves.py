@@ -151,7 +151,11 @@ def _unit(port: str) -> str:
 
 def notes(first: Mark, fmt: QFormat, origin: int) -> tuple[str, ...]:
     """The failure in words: where, which vector, and each differing output expected against actual."""
-    what = f"{first.vector_id}" + (f" ({first.label})" if first.label and first.label != first.vector_id else "")
+    if first.event:
+        what = f"a {first.kind} failure"
+    else:
+        what = f"vector {first.vector_id}" if first.vector_id.isdigit() else first.vector_id
+        what += f" ({first.label})" if first.label and first.label != first.vector_id else ""
     lines = [f"first failure in cycle {first.cycle - origin}: {what}"]
     for name, expected, actual, decode in first.fields:
         if expected != actual:

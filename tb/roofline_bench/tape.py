@@ -280,6 +280,7 @@ class Mark:
     fields: tuple[tuple[str, int, int, str], ...] = ()  # every output a check compared: (name, expected, actual, decode)
     message: str = ""  # the first line of a failure that is not a value mismatch
     inputs: tuple[tuple[str, int], ...] = ()
+    event: bool = False  # of no one vector (a cycle, a reset, the end of the test): vector_id only names it
 
 
 @dataclass
@@ -327,11 +328,11 @@ class Trace:
         self._slide()
 
     def mark(self, vector_id: str, kind: str, label: str = "", fields: tuple[tuple[str, int, int, str], ...] = (),
-             message: str = "") -> None:
+             message: str = "", event: bool = False) -> None:
         if vector_id in self.marked or len(self.marked) < self.max_marked:
             self.marked.add(vector_id)
             self.marks.append(Mark(self.step, self.cycle, vector_id, kind, label, fields, message,
-                                   tuple(self.written.items())))
+                                   tuple(self.written.items()), event))
 
     def advance(self, step: int, cycle: int) -> None:
         self.step, self.cycle = step, cycle
