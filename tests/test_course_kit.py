@@ -449,6 +449,8 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
         tar.extractall(tmp_path, filter="data")
     copy = tmp_path / "roofline-hw"
     assert not [n for n in names if n.endswith("hidden.toml") or "/dropin/" in n or n.endswith("catalogue.toml")]
+    readme = (copy / "README.md").read_text()
+    assert readme == (LABS_DIR / "STUDENTS.md").read_text() and "make test" not in readme and "make check LAB=" in readme
     reference = {p.name for p in RTL_DIR.glob("*.sv")}
     for name in reference & {p.name for p in (copy / "rtl").glob("*.sv")}:
         assert (copy / "rtl" / name).read_text() != (RTL_DIR / name).read_text(), f"rtl/{name} is the reference"

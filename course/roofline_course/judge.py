@@ -92,11 +92,25 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     if len(reports) > MAX_REPORTS_SHOWN:
         detail.append(f"  ... {len(reports) - MAX_REPORTS_SHOWN} more report(s) in the log: {facts.log}")
     if detail:
-        detail += hints_for([f for v in tests for f in v.failures], lab.top, group.hint)
+        detail += _hints(lab, group, tests)
         detail.append(f"run it yourself: {rerun}")
         if facts.shared_with:
             detail.append(f"(this simulation ran the groups {', '.join(facts.shared_with)} together)")
     return GroupScore(group, marks, status, detail, facts.seconds, failing, rerun, facts.log)
+
+
+def _hints(lab: Lab, group: Group, tests: list[Verdict]) -> list[str]:
+    """A hint for each kind of failure, from the tests the design got partly right: a test it got
+    no case of beyond chance says nothing about the kind of its bug (an output wrong everywhere
+    fails wide products, ties and ridges alike), so it is told that instead."""
+    telling = [v for v in tests if not v.passed and v.credit > 0]
+    lost = [v for v in tests if not v.passed and v.credit == 0 and v.checked]
+    found = hints_for([f for v in telling for f in v.failures], lab.top, "" if lost else group.hint)
+    if lost and not telling:
+        found.append("hint: no case of " + ", ".join(v.test for v in lost) + " passed beyond what constant outputs "
+                     "would pass: check that every output is computed from the inputs, on every path")
+        found += [f"hint: {group.hint}"] if group.hint else []
+    return found
 
 
 def _headline(verdict: Verdict) -> str:
