@@ -264,3 +264,11 @@ def test_native_code_that_forges_every_channel_scores_the_ports_group_only(tmp_p
     assert marks["ports and widths"] == ports, details
     assert "test document_cases twice" in details, details
     assert marks["document cases"] == marks["edge cases"] == 0 and sum(marks.values()) == ports, marks
+
+
+def test_a_design_that_never_answers_is_told_so_and_earns_nothing(tmp_path: Path) -> None:
+    cfg = config()
+    header = record(tmp_path, "document_cases", ModelDesign(cfg.params.fmt), cfg)[0]  # hung before its first read
+    _, verdict = judged([header], "document_cases", cfg)
+    assert verdict.ran_out and verdict.credit == 0.0 and verdict.checked == 0 and verdict.planned > 0
+    assert "never answered" in verdict.stopped

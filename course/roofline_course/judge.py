@@ -65,7 +65,9 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     if facts.timed_out:
         status = "timeout"
         detail += [f"TIMEOUT: the simulation did not finish within {facts.limit_s:.0f} s and was stopped; every test "
-                   "counts against all of its cases, checked or not."]
+                   "counts against all of its cases, checked or not.",
+                   "Logic that never settles (a combinational loop: a signal that depends on itself through assign or "
+                   "always @*) or a handshake that never completes does this."]
     elif (facts.crashed and not reply.tapes) or any(v.ran_out for v in tests):
         status = "crash"  # the simulation stopped before the tests ended (a limit, a crash, an output flood)
     else:
