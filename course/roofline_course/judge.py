@@ -81,7 +81,8 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     for verdict in tests:
         if verdict.passed:
             continue
-        detail.append(f"{verdict.test}: {_headline(verdict)}")
+        named = f"{verdict.test}: " if len(tests) > 1 else ""  # a group of one test is named by the group
+        detail.append(f"{named}{_headline(verdict)}")
         if len(verdict.failed) > 1:
             named = ", ".join(verdict.failed[:12]) + (f" and {len(verdict.failed) - 12} more" if len(verdict.failed) > 12 else "")
             detail.append(f"    failing: {named}")
