@@ -1,76 +1,30 @@
 """The trusted judge: a reply is judged by replaying the bench from its tape, and nothing a reply
 says gains a design more than the outputs it shows.
 
-Tapes here come from a stand-in for the design: Ports whose outputs are the golden model's (or a
-broken copy of it), recorded exactly as the cocotb harness records a simulator's. No simulator
-runs, except in the last test, where a Verilator design with native code forges everything it
-can reach.
+Tapes here come from a stand-in for the design (tests/model_design.py: the unit's arithmetic,
+right or with one bug), recorded exactly as the cocotb harness records a simulator's. No
+simulator runs, except where a Verilator design with native code forges everything it can reach.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from model_design import ModelDesign
+from model_design import record as record_model
 
 from roofline_bench.benches import TESTS
-from roofline_bench.coverage import Coverage
-from roofline_bench.ports import Ports
-from roofline_bench.run import Run, execute, replay
-from roofline_bench.tape import MAX_WIDTH, Recorder, Reply, parse, run_to_end
+from roofline_bench.run import replay
+from roofline_bench.tape import MAX_WIDTH, Reply, parse
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES, ParamSet
-from roofline_golden import fixed
 
 TOP = "roofline_attainable"
 PORTS = [port.name for port in MODULES[TOP].ports]
 LOG = logging.getLogger("test_judge")
-
-
-@dataclass
-class ModelDesign:
-    """How a design might answer: the golden model, or a broken copy of it."""
-
-    fmt: object
-    broken: str = ""  # "", "zero" (computes nothing), "ridge" (the ridge memory-bound)
-
-    def outputs(self, peak: int, bw: int, ai: int) -> dict[str, int]:
-        want = fixed.attainable(self.fmt, peak, bw, ai)  # type: ignore[arg-type]
-        cap, mem_bound = want.cap, int(want.mem_bound)
-        if self.broken == "zero":
-            cap, mem_bound = 0, 0
-        elif self.broken == "ridge" and ai * bw == peak << self.fmt.frac_bits:  # type: ignore[attr-defined]
-            mem_bound = 1
-        return {"cap_o": cap, "mem_bound_o": mem_bound}
-
-
-class ModelPorts(Ports):
-    """A design's ports answered by a model, recorded as live ports record a simulator's."""
-
-    def __init__(self, design: ModelDesign, width: int, recorder: Recorder) -> None:
-        self.design, self.recorder = design, recorder
-        self.widths = {name: (1 if name == "mem_bound_o" else width) for name in PORTS}
-        self.inputs = {"peak_i": 0, "bw_i": 0, "ai_i": 0}
-
-    def read(self, name: str) -> int:
-        value = self.design.outputs(self.inputs["peak_i"], self.inputs["bw_i"], self.inputs["ai_i"])[name]
-        self.recorder.value(value)
-        return value
-
-    def write(self, name: str, value: int) -> None:
-        self.require(name)
-        self.inputs[name] = value
-
-    def start_clock(self, period_ns: int) -> None: ...
-    async def wait_ns(self, ns: int) -> None: ...
-    async def falling_edge(self) -> None: ...
-    async def rising_edges(self, count: int) -> None: ...
-
-    async def periods_until_rise(self, name: str, periods: int, period_ns: int) -> int:
-        raise AssertionError("a combinational bench does not wait on a clock")
 
 
 SMALL = ParamSet(8, 8, 1, 16)
@@ -80,16 +34,8 @@ def config(p: ParamSet = SMALL) -> BenchConfig:
     return BenchConfig(TOP, "icarus", p, seed=11, sweep=300)
 
 
-def record(tmp_path: Path, test: str, design: ModelDesign, cfg: BenchConfig) -> list[str]:
-    """The tape lines a run of `test` against `design` leaves, as a simulator's run would."""
-    tape = tmp_path / f"{test}-{design.broken or 'model'}.jsonl"
-    recorder = Recorder(tape)
-    ports = ModelPorts(design, cfg.params.fmt.width, recorder)
-    recorder.begin(test, ports.widths)
-    run_to_end(execute(TESTS[TOP][test], Run(cfg, test, ports, Coverage(), LOG)))
-    recorder.end(test)
-    recorder.out.close()
-    return tape.read_text().splitlines()
+def record(folder: Path, test: str, design: ModelDesign, cfg: BenchConfig) -> list[str]:
+    return record_model(folder, cfg, test, design)
 
 
 def judged(lines: list[str], test: str, cfg: BenchConfig) -> tuple[Reply, object]:
