@@ -38,6 +38,7 @@ class RunFacts:
     crashed: bool
     log: str  # the simulator log, relative to the report folder
     shared_with: tuple[str, ...] = ()  # the other groups of the same simulation
+    explanation: str = ""  # why the simulator stopped, when its log says (a loop Verilator names): words only
 
 
 def read_reply(data: bytes, lab: Lab, tests: tuple[str, ...]) -> Reply:
@@ -76,6 +77,8 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
         detail.append("the simulation was stopped by a limit (memory, processes, output or CPU time) before it finished")
     if reply.problem:
         detail.append(f"the simulation's reply could not all be read: {reply.problem}")
+    if facts.explanation and any(v.stopped for v in tests):
+        detail.append(facts.explanation)
     detail += [f"note from the simulation: {note[:300]}" for note in reply.notes if not all(v.passed for v in tests)][:3]
     reports: list[str] = []
     for verdict in tests:
