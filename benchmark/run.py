@@ -9,6 +9,8 @@ Paths, all at the default UQ24.16 format:
   fread       bulk's testbench run through one input file by plain SV ($fread, $fwrite), no cocotb
               and no check: bulk's ceiling on Icarus
 
+and the everyday regression itself: `make test`, wall seconds, after a warm-up run (warm caches).
+
 Each measurement is repeated and the median kept. One-time costs (compiling, starting the
 simulator and the helper) are reported apart from the per-vector time. Bulk rows also give the
 peak resident memory of the sweep and its helpers together, and one bulk Verilator sweep of
@@ -17,7 +19,7 @@ the --large sizes (10^7) and once at --stream, so that pair is compared at every
 a benchmark, not a test: nothing here passes or fails on speed.
 
 usage: python benchmark/run.py [--sizes 1000,10000,100000,1000000] [--large 10000000] [--repeats 3] [--full]
-                               [--stream N]
+                               [--stream N] [--tier RUNS]
 """
 
 from __future__ import annotations
@@ -222,6 +224,19 @@ def native(binary: Path, build_seconds: float, n: int) -> tuple[float, float]:
     return seconds, build_seconds + wall - seconds
 
 
+def regression(tier: str) -> tuple[float, float]:
+    """One run of `make <tier>` (the everyday tier: make test) from the checkout, its wall seconds;
+    its one-time cost is nil (a warm-up run before the measured one fills the compiler cache)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS", "ROOFLINE_RTL"))}
+    started = time.monotonic()
+    run = subprocess.run(["make", "--no-print-directory", tier], cwd=REPO_ROOT, capture_output=True, text=True, env=env)
+    seconds = time.monotonic() - started
+    if run.returncode:
+        tail = "\n".join((run.stdout + run.stderr).splitlines()[-5:])
+        raise RuntimeError(f"make {tier} failed, so its time is no measure:\n{tail}")
+    return seconds, 0.0
+
+
 def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) -> list[tuple[float, float]]:
     print(f"  {label} ...", end="", flush=True)
     runs = [job() for _ in range(repeats)]
@@ -229,8 +244,12 @@ def measure(label: str, repeats: int, job: Callable[[], tuple[float, float]]) ->
     return runs
 
 
-def run(sizes: list[int], large: list[int], repeats: int, full: bool, stream: int) -> list[Measurement]:
+def run(sizes: list[int], large: list[int], repeats: int, full: bool, stream: int, tier: int) -> list[Measurement]:
     results: list[Measurement] = []
+    if tier:
+        print(f"make test: a warm-up run, then {tier} measured", flush=True)
+        regression("test")  # fills ccache and the durations the tier orders its tests by
+        results.append(median_of(measure("make test", tier, partial(regression, "test")), "make test", "both", 1))
     binary, native_build = build_native()
     vvp, fread_build = build_fread()
     for n in sizes:
@@ -274,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", default="10000000", help="sizes for bulk Verilator and the native loop only")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--full", action="store_true", help=f"per-vector paths beyond N={PER_VECTOR_LIMIT:,} too")
+    parser.add_argument("--tier", type=int, default=1,
+                        help="runs of make test to time after a warm-up run (0: none); its target is 150 s on 2 CPUs")
     parser.add_argument("--stream", type=int, default=STREAM_N,
                         help="one bulk Verilator sweep of this many vectors, for its peak memory (0: none)")
     args = parser.parse_args(argv)
@@ -286,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("sizes and repeats must be at least 1")
     print(f"roofline-hw benchmark: roofline_attainable, {FMT.name}, medians of {args.repeats}, on {platform.node()}")
     try:
-        results = run(sizes, large, args.repeats, args.full, args.stream)
+        results = run(sizes, large, args.repeats, args.full, args.stream, args.tier)
     except (ToolError, RuntimeError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

@@ -24,9 +24,10 @@ from roofline_core.contract import ParamSet
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.scoreboard import Failure, Verdict
 from roofline_core.tools import tool_available
+from roofline_course import grade as grading
 from roofline_course import hints, intake, judge, reports, sandbox
 from roofline_course.labs import load_lab
-from roofline_course.precheck import Runner, port_check, precheck
+from roofline_course.precheck import Precheck, Runner, port_check, precheck
 from roofline_flows.mutants import ridge_mutant_edit
 from roofline_golden import cases, fixed
 from roofline_golden.cases import Params
@@ -448,6 +449,8 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
         tar.extractall(tmp_path, filter="data")
     copy = tmp_path / "roofline-hw"
     assert not [n for n in names if n.endswith("hidden.toml") or "/dropin/" in n or n.endswith("catalogue.toml")]
+    readme = (copy / "README.md").read_text()
+    assert readme == (LABS_DIR / "STUDENTS.md").read_text() and "make test" not in readme and "make check LAB=" in readme
     reference = {p.name for p in RTL_DIR.glob("*.sv")}
     for name in reference & {p.name for p in (copy / "rtl").glob("*.sv")}:
         assert (copy / "rtl" / name).read_text() != (RTL_DIR / name).read_text(), f"rtl/{name} is the reference"
@@ -603,3 +606,29 @@ def test_grading_on_verilator_runs_in_the_sandbox_and_refuses_c_code(tmp_path: P
     )
     check = precheck("roofline_attainable", str(folder), [ParamSet()], tmp_path / "pre", verilator=True)
     assert check.stage == "forbidden" and any("$c" in problem for problem in check.problems), check.problems
+
+
+def test_no_hidden_simulation_is_alive_beside_a_visible_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every visible batch ends before the first hidden one starts, however many run at once."""
+    import threading
+    import time
+
+    lab = load_lab(4)
+    events: list[tuple[str, bool, float]] = []
+    lock = threading.Lock()
+
+    def fake_batch(lab_, batch, check, rtl, settings, out, earlier, timeout):  # noqa: ANN001, ANN202
+        with lock:
+            events.append(("start", batch[0].hidden, time.monotonic()))
+        time.sleep(0.05)
+        with lock:
+            events.append(("end", batch[0].hidden, time.monotonic()))
+        return [grading.GroupScore(group, group.weight, "pass") for group in batch]
+
+    monkeypatch.setattr(grading, "grade_batch", fake_batch)
+    monkeypatch.setattr(grading, "precheck", lambda *args, **kwargs: Precheck("ok"))
+    grading.grade(lab, "x", tmp_path, grading.Settings(parallel=4), progress=False)
+    visible_end = max(t for what, hidden, t in events if what == "end" and not hidden)
+    hidden_start = min(t for what, hidden, t in events if what == "start" and hidden)
+    assert sum(1 for what, hidden, _ in events if what == "start" and hidden) >= 2  # several hidden batches ran
+    assert visible_end <= hidden_start, events

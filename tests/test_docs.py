@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,24 @@ def test_the_readme_is_short_and_names_every_folder() -> None:
                and p.name != "build" and not p.name.endswith(".egg-info")]
     for folder in folders:
         assert f"`{folder}/" in readme, f"the README's layout table does not mention {folder}/"
+
+
+TEST_REFERENCE = re.compile(r"`(tests/test_\w+\.py)((?:::\w+(?:\[[^\]`]*\])?)?)`|`::(\w+)`")
+
+
+def test_every_test_the_threat_model_names_exists() -> None:
+    """Each row of docs/threat-model.md names the tests that fail without its mitigation: they must exist."""
+    page = (REPO_ROOT / "docs" / "threat-model.md").read_text()
+    named, current, missing = 0, "", []
+    for file, test, bare in TEST_REFERENCE.findall(page):
+        current = file or current
+        name = (test or f"::{bare}").removeprefix("::").split("[")[0]
+        if not name:  # a whole file named
+            missing += [] if (REPO_ROOT / current).is_file() else [current]
+            continue
+        named += 1
+        if not re.search(rf"^def {name}\(", (REPO_ROOT / current).read_text(), re.M):
+            missing.append(f"{current}::{name}")
+    assert named >= 13 and not missing, missing
+    cases = tomllib.loads((REPO_ROOT / "tests" / "hostile" / "cases.toml").read_text())
+    assert all("class" in case for case in cases.values()), "every hostile case names its attack class"

@@ -240,6 +240,24 @@ def test_gradescope_run_autograder_on_a_mock_layout(tmp_path: Path) -> None:
     assert "SEED=4242" not in run.stdout and "(after the due date)" in run.stdout  # stdout: the visible groups only
 
 
+@pytest.mark.sim
+@pytest.mark.full
+def test_prairielearn_run_on_a_mock_layout_shows_the_visible_groups_only(tmp_path: Path) -> None:
+    root = tmp_path / "grade"
+    (root / "student").mkdir(parents=True)
+    shutil.copy(LABS_DIR / "lab1" / "starter" / "roofline_attainable.sv", root / "student")
+    run = subprocess.run(["bash", str(LABS_DIR / "prairielearn" / "run")], capture_output=True, text=True,
+                         env={**os.environ, "PRAIRIELEARN_ROOT": str(root), "ROOFLINE_SOURCE": str(REPO_ROOT), "LAB": "1"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    visible = [g for g in load_lab(1).groups if not g.hidden]
+    assert results["gradable"] and [t["name"] for t in results["tests"]] == [g.name for g in visible]
+    earned = sum(t["points"] for t in results["tests"])
+    assert results["score"] == pytest.approx(earned / sum(g.weight for g in visible), abs=1e-6) and earned < 65
+    hidden = [g.name for g in load_lab(1).groups if g.hidden]
+    assert not [name for name in hidden if name in json.dumps(results)], "a hidden group reached PrairieLearn"
+
+
 def test_verilator_loop_is_named_in_the_report() -> None:
     log = "INFO %Error-DIDNOTCONVERGE: /x/roofline_attainable.sv:2: Active region did not converge\n"
     assert "combinational loop" in simulator_stop(log) and "roofline_attainable.sv:2" in simulator_stop(log)

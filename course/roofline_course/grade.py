@@ -124,7 +124,8 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
         return [_score_synthesis(first, outcome, log)]
     reply = judge.read_reply(outcome.result, lab, joint.tests)
     shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
-    facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared)
+    facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared,
+                           simulator_stop(outcome.stdout))
     scores = []
     for group in batch:
         rerun = rerun_hint(lab, group, rtl, settings.sim)

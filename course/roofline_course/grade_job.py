@@ -24,7 +24,6 @@ from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
 from roofline_core.runner import SimulatorStopped, exact_build, run_build
 from roofline_core.tools import eda_command, tool_available, tool_version
-from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route
 
 from .sandbox import RESULT_FD_VARIABLE
 
@@ -93,6 +92,8 @@ def _why_stopped(message: str) -> str:
 
 
 def run_synthesis(job: dict) -> dict:
+    from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route  # only a synthesis job needs it
+
     tools = ("yosys", DEVICES[job["device"]][1])
     missing = [tool for tool in tools if not tool_available(tool)]
     if missing:

@@ -4,7 +4,8 @@ It is the committed tree (`git archive HEAD`) less every file that implements a 
 or solves one: all of rtl/ (the reference design and its building blocks), the independent
 drop-in solution (tests/dropin/), the mutant catalogue (a list of the bugs the benches look
 for) and every lab's hidden groups. Each lab's starter takes its module's place in rtl/, so
-`make sim` and `make check` work in the copy as they do here.
+`make sim` and `make check` work in the copy as they do here. The copy's README is the students'
+own (labs/STUDENTS.md): what to run and what the output means.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def build(archive: Path, ref: str = "HEAD") -> list[str]:
         for pattern in LEFT_OUT:
             for path in tree.glob(pattern):
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
+        shutil.copyfile(tree / "labs" / "STUDENTS.md", tree / "README.md")
         rtl = tree / "rtl"
         rtl.mkdir()
         (rtl / "README.md").write_text(NOTE)

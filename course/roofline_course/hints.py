@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from roofline_bench.rates import WIDE_PRODUCT
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Failure
 
@@ -35,7 +36,8 @@ HINTS = {
 RIDGE = "ridge (ai*bw == peak)"
 STEP_BELOW = "one step below the ridge"
 TIE = "rounding tie (memory-bound)"
-WIDE_PRODUCT = "product above the format"
+WIDE = "product above the format"
+LEVEL_TIE = "level tie at the binding product"
 DIVISION_BY_ZERO = ("division by zero", "division by zero with ops = 0", "saturation (bytes > 0)")
 CAP_OUTPUTS = ("cap_o", "level_cap_o", "ai_o")
 SHARE = 0.2
@@ -57,26 +59,31 @@ def kind_of(failure: Failure, top: str) -> str | None:
     if failure.kind in ("handshake", "throughput"):
         return "handshake"
     if failure.kind == "error bound":
-        return "rounding"
+        return "product width" if WIDE in failure.regimes else "rounding"
     if failure.kind != "mismatch":
         return None
     differs = {_output(name): (want, got) for name, want, got in failure.differs}
+    caps = [pair for name, pair in differs.items() if name in CAP_OUTPUTS]
+    caps_close = all(abs(want - got) <= 1 for want, got in caps)
     if "sat_o" in differs or "div0_o" in differs or any(r in failure.regimes for r in DIVISION_BY_ZERO):
         return "saturation"
-    if "mem_bound_o" in differs and (RIDGE in failure.regimes or STEP_BELOW in failure.regimes):
+    if "mem_bound_o" in differs and caps_close and (RIDGE in failure.regimes or STEP_BELOW in failure.regimes):
         return "ridge tie"
-    if "binding_o" in differs and not any(name in differs for name in CAP_OUTPUTS):
+    if "binding_o" in differs and not caps and (LEVEL_TIE in failure.regimes or not _wide(failure)):
         return "binding level"
-    if WIDE_PRODUCT in failure.regimes:
-        return "product width"
-    caps = [pair for name, pair in differs.items() if name in CAP_OUTPUTS]
     if caps and "mem_bound_o" not in differs and all(abs(want - got) == 1 for want, got in caps):
         return "rounding"
+    if _wide(failure):
+        return "product width"
     if "binding_o" in differs:
         return "binding level"
     if "mem_bound_o" in differs and TIE in failure.regimes:
         return "rounding"
     return None
+
+
+def _wide(failure: Failure) -> bool:
+    return WIDE in failure.regimes or WIDE_PRODUCT in failure.regimes
 
 
 def _streams(top: str) -> bool:
@@ -87,7 +94,11 @@ def hints_for(failures: Iterable[Failure], top: str, fallback: str = "") -> list
     """One hint per kind of failure seen, most common first, for the kinds behind at least a
     SHARE of the failures (a design wrong everywhere is not told about rounding because a few of
     its vectors were off by one); the group's own hint when none fits."""
-    every = [kind_of(failure, top) for failure in failures]
+    failures = list(failures)
+    mismatched = {f.vector_id for f in failures if f.kind == "mismatch"}
+    # An error bound broken by a vector that also mismatched is that mismatch's consequence: the
+    # mismatch says what kind of bug it is.
+    every = [kind_of(f, top) for f in failures if not (f.kind == "error bound" and f.vector_id in mismatched)]
     kinds = Counter(kind for kind in every if kind)
     shown = [kind for kind, count in kinds.most_common() if count >= SHARE * len(every)]
     return [f"hint ({kind}): {HINTS[kind]}" for kind in shown] or ([f"hint: {fallback}"] if fallback else [])

@@ -38,6 +38,7 @@ class RunFacts:
     crashed: bool
     log: str  # the simulator log, relative to the report folder
     shared_with: tuple[str, ...] = ()  # the other groups of the same simulation
+    explanation: str = ""  # why the simulator stopped, when its log says (a loop Verilator names): words only
 
 
 def read_reply(data: bytes, lab: Lab, tests: tuple[str, ...]) -> Reply:
@@ -65,7 +66,9 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     if facts.timed_out:
         status = "timeout"
         detail += [f"TIMEOUT: the simulation did not finish within {facts.limit_s:.0f} s and was stopped; every test "
-                   "counts against all of its cases, checked or not."]
+                   "counts against all of its cases, checked or not.",
+                   "Logic that never settles (a combinational loop: a signal that depends on itself through assign or "
+                   "always @*) or a handshake that never completes does this."]
     elif (facts.crashed and not reply.tapes) or any(v.ran_out for v in tests):
         status = "crash"  # the simulation stopped before the tests ended (a limit, a crash, an output flood)
     else:
@@ -74,12 +77,15 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
         detail.append("the simulation was stopped by a limit (memory, processes, output or CPU time) before it finished")
     if reply.problem:
         detail.append(f"the simulation's reply could not all be read: {reply.problem}")
+    if facts.explanation and any(v.stopped for v in tests):
+        detail.append(facts.explanation)
     detail += [f"note from the simulation: {note[:300]}" for note in reply.notes if not all(v.passed for v in tests)][:3]
     reports: list[str] = []
     for verdict in tests:
         if verdict.passed:
             continue
-        detail.append(f"{verdict.test}: {_headline(verdict)}")
+        named = f"{verdict.test}: " if len(tests) > 1 else ""  # a group of one test is named by the group
+        detail.append(f"{named}{_headline(verdict)}")
         if len(verdict.failed) > 1:
             named = ", ".join(verdict.failed[:12]) + (f" and {len(verdict.failed) - 12} more" if len(verdict.failed) > 12 else "")
             detail.append(f"    failing: {named}")
@@ -92,11 +98,25 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     if len(reports) > MAX_REPORTS_SHOWN:
         detail.append(f"  ... {len(reports) - MAX_REPORTS_SHOWN} more report(s) in the log: {facts.log}")
     if detail:
-        detail += hints_for([f for v in tests for f in v.failures], lab.top, group.hint)
+        detail += _hints(lab, group, tests)
         detail.append(f"run it yourself: {rerun}")
         if facts.shared_with:
             detail.append(f"(this simulation ran the groups {', '.join(facts.shared_with)} together)")
     return GroupScore(group, marks, status, detail, facts.seconds, failing, rerun, facts.log)
+
+
+def _hints(lab: Lab, group: Group, tests: list[Verdict]) -> list[str]:
+    """A hint for each kind of failure, from the tests the design got partly right: a test it got
+    no case of beyond chance says nothing about the kind of its bug (an output wrong everywhere
+    fails wide products, ties and ridges alike), so it is told that instead."""
+    telling = [v for v in tests if not v.passed and v.credit > 0]
+    lost = [v for v in tests if not v.passed and v.credit == 0 and v.checked]
+    found = hints_for([f for v in telling for f in v.failures], lab.top, "" if lost else group.hint)
+    if lost and not telling:
+        found.append("hint: no case of " + ", ".join(v.test for v in lost) + " passed beyond what constant outputs "
+                     "would pass: check that every output is computed from the inputs, on every path")
+        found += [f"hint: {group.hint}"] if group.hint else []
+    return found
 
 
 def _headline(verdict: Verdict) -> str:

@@ -6,5 +6,5 @@ set -euo pipefail
 ROOT=${AUTOGRADER_ROOT:-/autograder}
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iverilog g++ perl make python3-venv \
-  yosys nextpnr-ice40 fpga-icestorm bubblewrap
+  yosys nextpnr-ice40 fpga-icestorm bubblewrap util-linux
 make -C "$ROOT/source" .venv/.installed

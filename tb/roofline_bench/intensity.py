@@ -64,10 +64,10 @@ class IntensityTB:
             try:
                 high = self.ports.read_bool(name)
             except Unresolved as problem:
-                self.sb.fail(when, f"{problem} {when}; it must be low", kind="unresolved", event=True)
+                self.sb.fail(when.replace(" ", "_"), f"{problem} {when}; it must be low", kind="unresolved", event=True)
                 continue
             if high:
-                self.sb.fail(when, f"{name} is high {when}; it must be low", kind="reset", event=True)
+                self.sb.fail(when.replace(" ", "_"), f"{name} is high {when}; it must be low", kind="reset", event=True)
 
     async def run_ops(self, operations: list[Operation], rng: random.Random | None = None, noise: bool = False) -> None:
         """Issue every operation, check every result in order; rng adds idle gaps, noise adds starts while busy."""
@@ -83,13 +83,14 @@ class IntensityTB:
             done = self.ports.read_bool("done_o")
             if done:
                 if not in_flight:
-                    self.sb.fail(edge, f"done_o pulsed at edge {edge} with no operation in flight", kind="pulse", event=True)
+                    self.sb.fail(f"cycle_{edge}", f"done_o pulsed in cycle {edge} with no operation in flight", kind="pulse",
+                                 event=True)
                 else:
                     self.check_result(in_flight.popleft(), edge)
             busy = self.ports.read_bool("busy_o")
             busy_since = busy_since if busy else edge
             if not in_flight and edge - busy_since > self.max_latency:
-                self.sb.fail(edge, f"TIMEOUT {self.cfg.top}: busy_o high for {edge - busy_since} cycles "
+                self.sb.fail(f"cycle_{edge}", f"TIMEOUT {self.cfg.top}: busy_o high for {edge - busy_since} cycles "
                                    "with no operation started", kind="timeout", event=True)
                 return
             if in_flight and edge - in_flight[0].accepted_at > self.max_latency:
@@ -106,7 +107,8 @@ class IntensityTB:
                 edge = await self.skip_to_done(edge, in_flight[0].accepted_at)
         await self.ports.falling_edge()
         if self.ports.read_bool("done_o"):
-            self.sb.fail("end", "done_o pulsed after every operation had completed", kind="pulse", event=True)
+            self.sb.fail("after_the_last_operation", "done_o pulsed after every operation had completed", kind="pulse",
+                         event=True)
 
     async def skip_to_done(self, edge: int, accepted_at: int) -> int:
         """With a division running and start_i low, wait for done_o to rise (or for the latency
@@ -290,7 +292,7 @@ async def reset_mid_operation(run: Run) -> None:
     for _ in range(tb.max_latency + 2):
         await ports.falling_edge()
         if ports.read_bool("done_o"):
-            run.sb.fail("reset", "done_o pulsed for an operation that a reset cancelled", kind="reset", event=True)
+            run.sb.fail("after_the_reset", "done_o pulsed for an operation that a reset cancelled", kind="reset", event=True)
             break
     await tb.run_ops([Operation("after_reset", "stencil after reset", 13, 16)])
     tb.finish()

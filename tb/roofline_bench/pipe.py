@@ -131,7 +131,8 @@ class Stream:
         self.ports.write("rst_ni", 1)
         self.expected.clear()  # a reset drops whatever was in flight
         if self.ports.read_bool("out_valid_o"):
-            self.sb.fail("reset", "out_valid_o is high right after reset; the pipeline must be empty", kind="reset", event=True)
+            self.sb.fail("after_the_reset", "out_valid_o is high right after reset; the pipeline must be empty", kind="reset",
+                         event=True)
 
     async def run_items(self, items: list[Item], idle: str = "never", sink: str = "always", *,
                         rng: random.Random | None = None, p_idle: float = 0.3, p_ready: float = 0.6,
@@ -155,7 +156,8 @@ class Stream:
             try:
                 now = self.monitor.sample()
             except Unresolved as problem:
-                self.sb.fail(self.cycle, f"X/Z {self.cfg.top} in cycle {self.cycle}: {problem}", kind="unresolved", event=True)
+                self.sb.fail(f"cycle_{self.cycle}", f"X/Z {self.cfg.top} in cycle {self.cycle}: {problem}", kind="unresolved",
+                             event=True)
                 return
             in_fire = source.offering and now.in_ready
             self.cover(source, receiver, now, in_fire)
@@ -212,7 +214,7 @@ class Stream:
         if held is None:
             return None
         item = self.expected[0] if self.expected else None
-        where = item.vector_id if item else self.cycle
+        where = item.vector_id if item else f"cycle_{self.cycle}"
         if not now.out_valid:
             self.sb.fail(where, f"BACK-PRESSURE {self.cfg.top}: out_valid_o fell in cycle {self.cycle} while its result "
                                 "had not been taken (out_ready_i was low): a result was dropped", kind="handshake",
@@ -228,8 +230,8 @@ class Stream:
         """Judge the result the sink takes; False when nothing was in flight (no progress)."""
         self.out_fires.append(self.cycle)
         if not self.expected:
-            self.sb.fail(self.cycle, f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a result out of "
-                                     f"nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)",
+            self.sb.fail(f"cycle_{self.cycle}", f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a "
+                         f"result out of nowhere (a duplicate, or a valid with less than the {self.latency}-cycle latency)",
                          kind="handshake", event=True)
             return False
         item = self.expected.popleft()

@@ -195,7 +195,7 @@ def judge_hierarchy(sb: Scoreboard, coverage: Coverage, vector_id: str | int, la
     if document is not None:
         fields += _document_fields(document, cap, binding, level_caps)
     sb.check(vector_id, label, lambda: inputs_text(fmt, vector.peak, vector.bws, vector.ais), fields,
-             lambda: exact_context(fmt, vector.peak, vector.bws, vector.ais)[0], lambda: regimes(fmt, vector))
+             lambda: exact_context(fmt, vector.peak, vector.bws, vector.ais)[0], lambda: regimes(fmt, vector, want.binding))
     products = [ai * bw for ai, bw in zip(vector.ais, vector.bws, strict=True)]
     check_rate_error_bound(sb, vector_id, "cap_o", cap, vector.peak, products, vector)
     for level in range(levels):
@@ -203,11 +203,16 @@ def judge_hierarchy(sb: Scoreboard, coverage: Coverage, vector_id: str | int, la
                                vector)
 
 
-def regimes(fmt: QFormat, vector: RateVector) -> tuple[str, ...]:
-    """What a vector was, in the coverage bins' words: the ridge, a tie, a product above the format ..."""
+WIDE_PRODUCT = "product wider than W bits"  # a regime of its own (no coverage bin): a W-bit product is too narrow
+
+
+def regimes(fmt: QFormat, vector: RateVector, binding: int | None = None) -> tuple[str, ...]:
+    """What a vector was, in the coverage bins' words (the ridge, a rounding tie, a product above
+    the format, a level tie at the binding product ...), and whether a product needs more than W bits."""
     seen = Coverage()
-    seen.sample_rates(fmt, vector.peak, vector.bws, vector.ais)
-    return tuple(sorted(seen.hits))
+    seen.sample_rates(fmt, vector.peak, vector.bws, vector.ais, binding)
+    wide = any((ai * bw) >> fmt.width for ai, bw in zip(vector.ais, vector.bws, strict=True))
+    return tuple(sorted(seen.hits)) + ((WIDE_PRODUCT,) if wide else ())
 
 
 def _document_fields(document: cases.RatesCase, cap: int, binding: int, level_caps: list[int]) -> list[Field]:

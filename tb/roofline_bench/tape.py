@@ -52,7 +52,8 @@ class TapeEnded(AssertionError):
     """The reply ran out before the bench did: the simulation stopped, or the design never answered."""
 
     def __init__(self, cycles: int, values: int) -> None:
-        super().__init__(f"the simulation stopped answering after {cycles} clock cycles and {values} values read")
+        super().__init__(f"the simulation stopped answering after {cycles} clock cycles and {values} values read"
+                         if values else "the design never answered: no output was read before the simulation stopped")
         self.cycles, self.values = cycles, values
 
 
@@ -70,6 +71,7 @@ class Recorder:
 
     def begin(self, test: str, widths: dict[str, int | None]) -> None:
         self._line({"test": test, "widths": widths})
+        self.out.flush()  # a run that hangs in its first step still shows the test began
 
     def value(self, entry: Any) -> None:
         self.pending.append(entry)

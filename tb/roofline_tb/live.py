@@ -99,7 +99,7 @@ def recorder() -> Recorder | None:
     return _RECORDER[0] if _RECORDER else None
 
 
-def cocotb_test(top: str, test: BenchTest) -> Any:
+def cocotb_test(top: str, test: BenchTest, module: str) -> Any:
     async def body(dut: Any) -> None:
         cfg = BenchConfig.from_env()
         tape = recorder()
@@ -116,6 +116,7 @@ def cocotb_test(top: str, test: BenchTest) -> Any:
             raise AssertionError(verdict.message())
 
     body.__name__ = body.__qualname__ = test.name
+    body.__module__ = module  # cocotb names the test after its module: test_<top>.<test>
     body.__doc__ = test.doc
     return cocotb.test(name=test.name)(body)
 
@@ -123,4 +124,4 @@ def cocotb_test(top: str, test: BenchTest) -> Any:
 def cocotb_tests(top: str, namespace: dict[str, Any]) -> None:
     """Every test of `top`'s bench as a cocotb test of the calling module, in order."""
     for name, test in TESTS[top].items():
-        namespace[name] = cocotb_test(top, test)
+        namespace[name] = cocotb_test(top, test, namespace["__name__"])
