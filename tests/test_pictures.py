@@ -2,10 +2,11 @@
 clocked test's first failure, the roofline of a combinational test's failing vectors, and the
 reports that carry them (hidden groups' never where students see them before the due date).
 
-The tapes here come from small behavioural designs written against the bench's Ports: each
-answers the bench as a design would (the golden model's outputs, with one planted bug), records
-what the bench read as a simulator's recorder does, and notes independently where its bug
-showed: the cycle, the expected and the wrong value. The end-to-end tests grade real RTL.
+The tapes here come from designs without a simulator: the clocked ones below (a divider, a
+pipe) answer the bench as a design would, with the golden model's outputs and one planted bug,
+record what the bench read as a simulator's recorder does, and note independently where their
+bug showed (the cycle, the expected and the wrong value); the combinational one is the shared
+tests/model_design.py. The end-to-end tests grade real RTL.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import math
 import re
 import subprocess
 import sys
@@ -24,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from model_design import ModelDesign
+from model_design import record as record_model
 
 from roofline_bench import tape as tapes
 from roofline_bench.benches import TESTS
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports
 from roofline_bench.run import Run, execute, replay, trace
-from roofline_bench.tape import Tape, run_to_end
+from roofline_bench.tape import Tape, parse, run_to_end
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import REPO_ROOT, RTL_DIR
@@ -222,30 +224,21 @@ class PhantomPipe(Pipe):
             self.shown = {"cycle": 1}
 
 
-@dataclass
-class RidgeUnit(Design):
-    """roofline_attainable with a ridge bug: memory-bound also when the truncated product equals peak."""
-
-    top: str = "roofline_attainable"
-    wrong_answers: list[float] = field(default_factory=list)  # each one's ai*bw / peak (inf when peak is 0)
-
-    def output(self, name: str) -> int:
-        peak, bw, ai = (self.inputs.get(port, 0) for port in ("peak_i", "bw_i", "ai_i"))
-        want = fixed.attainable(FMT, peak, bw, ai)
-        if name == "cap_o":
-            return want.cap
-        bug = (ai * bw) >> FMT.frac_bits == peak
-        if bug:
-            self.wrong_answers.append(ai * bw / (peak << FMT.frac_bits) if peak else 1.0 if ai * bw == 0 else math.inf)
-        return int(want.mem_bound or bug)
-
-
 def record(design: Design, test: str, sweep: int = 200) -> tuple[BenchConfig, Tape, Verdict]:
     """Run a bench test against the design, as a simulator would; the tape of it and the live verdict."""
     cfg = BenchConfig(design.top, "icarus", PARAMS, 7, sweep=sweep)
     run = Run(cfg, test, design, Coverage(), LOG)
     verdict = run_to_end(execute(TESTS[design.top][test], run))
     return cfg, Tape(test, dict(design.widths), list(design.entries)), verdict
+
+
+def ridge_sweep(folder: Path) -> tuple[BenchConfig, Tape, Verdict]:
+    """roofline_attainable's sweep against the shared model design with its ridge bug (<= for <),
+    recorded as a simulator's run is, and the verdict of replaying it."""
+    cfg = BenchConfig("roofline_attainable", "icarus", PARAMS, 7, sweep=600)
+    lines = record_model(folder, cfg, "random_sweep", ModelDesign(FMT, "ridge"))
+    found = parse(lines, ["random_sweep"], [port.name for port in MODULES[cfg.top].ports]).tapes["random_sweep"]
+    return cfg, found, replay(TESTS[cfg.top]["random_sweep"], cfg, found)
 
 
 # ---------------------------------------------------------------- the trace
@@ -280,13 +273,12 @@ def test_a_sweep_is_placed_vector_by_vector_and_the_verdict_is_the_same() -> Non
     assert seen.marks[0].cycle - (seen.released or 0) == design.shown["cycle"]
 
 
-def test_a_trace_of_every_failure_stops_after_its_quota_of_vectors() -> None:
-    design = RidgeUnit()
-    cfg, tape, verdict = record(design, "random_sweep", sweep=600)
+def test_a_trace_of_every_failure_stops_after_its_quota_of_vectors(tmp_path: Path) -> None:
+    cfg, tape, verdict = ridge_sweep(tmp_path)
     seen = trace(TESTS["roofline_attainable"]["random_sweep"], cfg, tape, until_first=False, max_marked=4)
     assert len(verdict.failed) > 10
     assert [m.vector_id for m in seen.marks] == list(verdict.failed[:4])  # each vector once: one wrong output each
-    assert seen.step < len(design.entries) // 4  # the replay ended there, far short of the sweep
+    assert seen.step < len(tape.entries) // 4  # the replay ended there, far short of the sweep
 
 
 # ---------------------------------------------------------------- the timing diagram
@@ -364,15 +356,13 @@ def test_a_failure_before_the_reset_ends_gets_no_diagram() -> None:
 
 
 def test_the_roofline_puts_a_ridge_bug_at_the_ridge(tmp_path: Path) -> None:
-    design = RidgeUnit()
-    cfg, tape, verdict = record(design, "random_sweep", sweep=600)
-    wrong = design.wrong_answers
-    assert len(wrong) > 5 and len(verdict.failed) == len(wrong)
+    cfg, tape, verdict = ridge_sweep(tmp_path)
+    assert len(verdict.failed) > 5
     seen = trace(TESTS["roofline_attainable"]["random_sweep"], cfg, tape, until_first=False)
     found = roofs.misses(seen.marks, FMT, 1, "random_sweep", len(verdict.failed))
-    assert found is not None
-    assert sorted(p.x for p in found.points if p.what == "mem_bound_o") == pytest.approx(sorted(wrong))
-    assert all(1 <= x < 2 or x == math.inf for x in wrong)  # at the ridge, within an LSB of peak (or peak = 0)
+    assert found is not None and found.vectors == len(verdict.failed)
+    # The bug is memory-bound where ai*bw == peak exactly: the ridge, x = 1 (0/0 too, with peak = 0).
+    assert [p.x for p in found.points if p.what == "mem_bound_o"] == [1.0] * len(verdict.failed)
     save(roofs.figure(found), tmp_path / "sweep")
     root = ET.parse(tmp_path / "sweep.svg").getroot()
 
@@ -381,11 +371,10 @@ def test_the_roofline_puts_a_ridge_bug_at_the_ridge(tmp_path: Path) -> None:
         return [(float(u.get("x", "nan")), float(u.get("y", "nan"))) for u in group.iter(f"{SVG}use")]
 
     drawn, (ridge,) = points("wrong-mem_bound_o"), points("ridge")
-    assert len(drawn) == len(wrong)
-    assert all(x >= ridge[0] - 0.5 for x, _ in drawn)  # at the ridge, or right of it
-    assert all(abs(y - ridge[1]) < 0.5 for _, y in drawn)  # on the compute roof, where the model puts them
+    assert len(drawn) == len(verdict.failed)
+    assert all(abs(x - ridge[0]) < 0.5 and abs(y - ridge[1]) < 0.5 for x, y in drawn)  # on the ridge marker itself
     assert not [g for g in root.iter(f"{SVG}g") if g.get("id", "").startswith("wrong-cap")]
-    assert f"{len(wrong)} failing vector(s)" in ET.tostring(root, encoding="unicode")
+    assert f"{len(verdict.failed)} failing vector(s)" in ET.tostring(root, encoding="unicode")
     assert_png(tmp_path / "sweep.png")
 
 
