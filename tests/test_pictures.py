@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import math
 import re
 import subprocess
 import sys
@@ -340,6 +341,37 @@ def test_an_event_is_named_by_its_kind_not_by_a_vector(tmp_path: Path) -> None:
     texts = svg_texts(draw_waves(design, "document_and_edge_cases", tmp_path).with_suffix(".svg"))
     assert texts["note-0"] == f"first failure in cycle {design.shown['cycle']}: a handshake failure"
     assert "out of nowhere" in texts["note-1"]
+
+
+@dataclass
+class LyingDivider(Divider):
+    """A reply that claims busy_o has the most bits a tape allows, and sets them all while busy
+    (the bench reads it as a truth value, so the test runs on to its planted ai_o bug)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.widths["busy_o"] = tapes.MAX_WIDTH
+
+    def output(self, name: str) -> int:
+        value = super().output(name)
+        return (1 << tapes.MAX_WIDTH) - 1 if name == "busy_o" and value else value
+
+
+def longest_text(svg: Path) -> int:
+    return max(len(t.text or "") for t in ET.parse(svg).getroot().iter(f"{SVG}text"))
+
+
+def test_a_reply_lying_about_a_ports_width_still_gives_a_bounded_picture(tmp_path: Path) -> None:
+    base = draw_waves(LyingDivider(wrong=2), "back_to_back", tmp_path)
+    assert longest_text(base.with_suffix(".svg")) < 200 and ">1e308" in cells(svg_texts(base.with_suffix(".svg")))
+    huge = (1 << tapes.MAX_WIDTH) - 1
+    marks = [tapes.Mark(1, 1, "0", "mismatch", fields=(("cap_o", 5, huge, "GFLOP/s"), ("mem_bound_o", 1, 0, "bit")),
+                        inputs=(("peak_i", 3), ("bw_i", 1 << 20), ("ai_i", 1 << 16)))]
+    found = roofs.misses(marks, FMT, 1, "lying", 1)
+    assert found is not None and math.isinf(found.points[0].actual or 0)
+    save(roofs.figure(found), tmp_path / "roof")
+    assert longest_text(tmp_path / "roof.svg") < 200
+    assert_png(tmp_path / "roof.png")
 
 
 def test_a_failure_before_the_reset_ends_gets_no_diagram() -> None:

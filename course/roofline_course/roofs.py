@@ -116,7 +116,7 @@ def _points(mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
         x = _ratio(product, peak << fmt.frac_bits)
         if what in CAPS or (what == "documents" and port.startswith(CAPS)):
             exact = Fraction(min(peak << fmt.frac_bits, product), 1 << fmt.frac_bits)  # the exact cap, in LSBs
-            points.append(Point(what, x, _ratio(expected, peak), _ratio(actual, peak), float(actual - exact)))
+            points.append(Point(what, x, _ratio(expected, peak), _ratio(actual, peak), _float(actual - exact)))
         else:  # a verdict: drawn where the model's cap puts the vector
             cap = next((e for n, e, _, _ in mark.fields if n == "cap_o"), 0)
             points.append(Point(what, x, _ratio(cap, peak), None, None))
@@ -127,7 +127,15 @@ def _ratio(numerator: int, denominator: int) -> float:
     """numerator / denominator, with 0/0 = 1: with peak = 0, ai*bw = 0 is the ridge, and a cap of 0 is on the roof."""
     if denominator == 0:
         return 1.0 if numerator == 0 else math.inf
-    return numerator / denominator
+    return _float(Fraction(numerator, denominator))
+
+
+def _float(value: Fraction) -> float:
+    """As a float; beyond a float's range (a reply lying about a port's width), infinite: drawn at the axes' edge."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 # ---------------------------------------------------------------------------------- drawing
@@ -147,6 +155,7 @@ def figure(view: Misses) -> Any:
     fig.subplots_adjust(left=0.1, right=0.97, top=0.9, bottom=0.1)
     xlim = _limits([p.x for p in view.points], 1.0)
     ylim = _limits([v for p in view.points for v in (p.expected, p.actual) if v is not None], 1.0, top=2.0)
+    reach, errors = _reach(view)
     xs = [xlim[0], 1.0, xlim[1]]
     roof.plot(xs, [min(x, 1.0) for x in xs], color="black", lw=2, gid="roof")
     roof.plot([1.0], [1.0], marker="D", color="black", markersize=7, gid="ridge")
@@ -179,8 +188,8 @@ def figure(view: Misses) -> Any:
                           alpha=0.6 if len(wrong) < 40 else 0.15)
             roof.plot([_clip(p.x, xlim) for p in wrong], [_clip(p.actual or 0, ylim) for p in wrong], ls="", marker=marker,
                       color=color, markersize=6, gid=f"wrong-{what}", clip_on=False)
-            error.plot([_clip(p.x, xlim) for p in wrong], [p.error_lsb for p in wrong], ls="", marker=marker, color=color,
-                       markersize=5, gid=f"error-{what}", clip_on=False)
+            error.plot([_clip(p.x, xlim) for p in wrong], [_clip(p.error_lsb or 0.0, (-reach, reach)) for p in wrong], ls="",
+                       marker=marker, color=color, markersize=5, gid=f"error-{what}", clip_on=False)
         else:
             face = "none" if what in HOLLOW else color
             roof.plot(at, expected, ls="", marker=marker, color=color, markerfacecolor=face,
@@ -190,8 +199,6 @@ def figure(view: Misses) -> Any:
     error.axhspan(-0.5, 0.5, color="#2ca02c", alpha=0.15, lw=0, gid="rounding-band")
     error.axhline(0, color="0.3", lw=0.6)
     error.set_yscale("symlog", linthresh=1)
-    errors = [abs(p.error_lsb) for p in view.points if p.error_lsb is not None]
-    reach = max([2.0, *errors]) * 1.5
     error.set_ylim(-reach, reach)
     ticks = _error_ticks(reach)
     error.set_yticks(ticks, [_lsbs(tick) for tick in ticks])
@@ -207,6 +214,12 @@ def figure(view: Misses) -> Any:
     note += "; a value of 0 or beyond the axes is drawn at their edge"
     fig.text(0.1, 0.02, note, fontsize=7.5, color="0.3", parse_math=False)
     return fig
+
+
+def _reach(view: Misses) -> tuple[float, list[float]]:
+    """The error panel's half height (LSBs), and the finite errors it holds."""
+    errors = [abs(p.error_lsb) for p in view.points if p.error_lsb is not None and math.isfinite(p.error_lsb)]
+    return max([2.0, *errors]) * 1.5, errors
 
 
 def _error_ticks(reach: float) -> list[float]:
@@ -234,5 +247,5 @@ def _limits(values: list[float], anchor: float, top: float | None = None) -> tup
 
 
 def _clip(value: float, limits: tuple[float, float]) -> float:
-    """A value on log axes: 0 at the lower edge, infinity at the upper one."""
+    """A value within the axes: on log axes 0 at the lower edge, infinity at the upper one."""
     return min(max(value, limits[0]), limits[1])

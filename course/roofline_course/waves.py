@@ -170,17 +170,19 @@ def _describe(fmt: QFormat, raw: int, decode: str) -> str:
 
 
 def cell_text(value: Value, lane: Lane, fmt: QFormat) -> str:
-    """A bus value short enough for its cell: a fixed-point value decoded, a count as a number."""
+    """A bus value short enough for its cell: a fixed-point value decoded, a count as a number
+    (a value too big for a float, which only a reply that lies about a port's width holds: '>1e308')."""
     if not isinstance(value, int):
         return "X" if value == "x" else ""
-    if lane.unit in FIXED_UNITS:
-        return compact(float(fmt.to_real(value)))
-    return compact(value)
+    try:
+        return compact(float(fmt.to_real(value)) if lane.unit in FIXED_UNITS else float(value))
+    except OverflowError:
+        return ">1e308"
 
 
 def compact(value: float) -> str:
     """At most 4 significant figures, without a '+' or leading zeros in the exponent: 1.5, 2.441e-5, 1.845e19."""
-    if float(value).is_integer() and abs(value) < 1e5:
+    if value.is_integer() and abs(value) < 1e5:
         return str(int(value))
     return f"{value:.4g}".replace("e+", "e").replace("e-0", "e-").replace("e0", "e")
 
