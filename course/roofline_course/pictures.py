@@ -44,14 +44,14 @@ def draw(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, sim: s
         tape = reply.tapes.get(name)
         if verdict.passed or not verdict.failures or tape is None or len(pictures) >= MAX_PER_GROUP:
             continue
-        title = f"lab {lab.number}, {group.name}: {name}"
+        title = f"lab {lab.number}: {name}"  # not the group's name: groups of one simulation share the test's picture
         try:
             seen = trace(TESTS[lab.top][name], cfg, tape, until_first=module.clocked)
             drawn = _figure(seen, lab.top, cfg.params.fmt, cfg.params.levels, title, module.clocked, len(verdict.failed))
             if drawn is None:
                 continue
             figure, caption = drawn
-            base = folder / "pictures" / name  # the folder is the group's (or its batch's): one picture per test
+            base = folder / "pictures" / name  # the simulation's folder: a test of it is one tape, one picture
             save(figure, base)
         except Exception as problem:  # noqa: BLE001 - a picture that cannot be drawn never costs the grade
             problems.append(f"note: no picture of {name} ({type(problem).__name__}: {problem})")

@@ -4,6 +4,7 @@ where it went wrong (`trace`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
 from .batch import BATCH
 from .coverage import Coverage
 from .ports import PortError, Ports, Unresolved
-from .tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TraceComplete, TracedPorts, run_to_end
+from .tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TracedPorts, run_to_end
 
 
 @dataclass
@@ -130,10 +131,8 @@ def trace(test: BenchTest, cfg: BenchConfig, tape: Tape, *, until_first: bool = 
     found = Trace(dict(tape.widths), until_first=until_first, max_marked=max_marked)
     run = Run(cfg, test.name, TracedPorts(tape, found), Coverage(), _QUIET, batch_size=1)
     run.sb = MarkingScoreboard(cfg, test.name, _QUIET, found)
-    try:
-        found.ended = run_to_end(execute(test, run)).stopped
-    except TraceComplete:
-        pass
-    except Exception as problem:  # noqa: BLE001 - a reply that breaks the judge ends the trace, as it fails the replay
-        found.ended = f"the reply could not be judged ({type(problem).__name__}: {problem})"
+    # TraceComplete ends it once the trace has what it needs; a reply that breaks the judge (and so
+    # fails its replay) ends it where it broke.
+    with contextlib.suppress(Exception):
+        run_to_end(execute(test, run))
     return found

@@ -306,7 +306,6 @@ class Trace:
     step: int = 0
     cycle: int = 0
     released: int | None = None  # the cycle the bench first released the reset in (cycles are counted from it)
-    ended: str = ""  # why the replay ended before the test did (the reply ran out ...), when it did
 
     @property
     def first(self) -> Mark | None:
