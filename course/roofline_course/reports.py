@@ -184,11 +184,12 @@ def data_uri(folder: Path, relative: str) -> str:
 
 
 def left_out(group: dict[str, Any], images: dict[str, list[tuple[str, str]]], folder: Path | None) -> list[str]:
-    """A line for each of the group's pictures that a results file embedding pictures could not carry."""
+    """A line for each of the group's pictures that a results file embedding pictures could not carry
+    (beyond MAX_EMBEDDED, or missing from the report folder)."""
     if folder is None:
         return []
     carried = {caption for caption, _ in images.get(group["name"], [])}
-    return [f"picture not included (the results file's size limit): {p['caption']}"
+    return [f"picture not included in this results file: {p['caption']}"
             for p in group.get("pictures", []) if p["caption"] not in carried]
 
 
