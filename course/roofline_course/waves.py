@@ -98,7 +98,7 @@ def _columns(cycles: list[int]) -> tuple[list[int | None], list[int]]:
 
 def _driven(trace: Trace, port: str, columns: list[int | None]) -> list[Value]:
     """The value an input held in each column: its last write in or before that cycle."""
-    writes = sorted(((s.cycle, s.step), s.value) for s in trace.samples if s.kind == "write" and s.port == port)
+    writes = [(s.cycle, s.value) for s in trace.samples if s.kind == "write" and s.port == port]  # in the order made
     values: list[Value] = []
     current: Value = trace.held.get(port)
     position = 0
@@ -106,7 +106,7 @@ def _driven(trace: Trace, port: str, columns: list[int | None]) -> list[Value]:
         if cycle is None:
             values.append(None)
             continue
-        while position < len(writes) and writes[position][0][0] <= cycle:
+        while position < len(writes) and writes[position][0] <= cycle:
             current = writes[position][1]
             position += 1
         values.append(current)
