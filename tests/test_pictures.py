@@ -333,6 +333,8 @@ def test_the_timing_diagram_shows_the_first_wrong_cycle(design: Design, test: st
            f"actual {FMT.describe(actual, 'GFLOP/s' if output == 'cap_o' else 'FLOP/B')}"
     assert line in " ".join(texts[key] for key in texts if key.startswith("note"))
     assert FMT.hex(expected) in cells(texts) and FMT.hex(actual) in cells(texts)  # the failing column's cells
+    waited = [g for g in ET.parse(base.with_suffix(".svg")).getroot().iter(f"{SVG}g") if g.get("id") == "waited-done_o"]
+    assert (len(waited) > 0) == (design.top == "roofline_intensity")  # the divider's bench sleeps until done_o rises
     assert_png(base.with_suffix(".png"))
 
 

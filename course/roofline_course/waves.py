@@ -3,7 +3,7 @@
 One column per clock period the bench acted in, from the falling edge where it drives the
 inputs and samples the outputs to the next, numbered from the end of the first reset (cycle 1
 is the first period after rst_ni rises), as the benches' messages count; cycles the bench
-slept through (waiting for done_o) are one narrow break. Rows: the clock, every input as
+slept through (waiting for done_o, drawn low and dashed there) are one narrow break. Rows: the clock, every input as
 driven, every output as read (grey where the bench did not read it that cycle, red hatching for
 X/Z), and under each output that differed its expected value wherever a check compared it. The
 failing column is wider and shaded, its number red; there a bus shows its raw hex too, and the
@@ -46,6 +46,7 @@ class Diagram:
     title: str
     columns: tuple[int | None, ...]  # each column's cycle, counted from the end of reset; None: a break
     skipped: tuple[int, ...]  # for each break, the cycles it stands for
+    waits: tuple[str, ...]  # for each break, the output the bench waited on to rise ("": none), low all along
     failing: int  # the failing column's index
     lanes: tuple[Lane, ...]
     notes: tuple[str, ...]  # the failure in words, beneath the diagram
@@ -81,7 +82,9 @@ def diagram(trace: Trace, top: str, fmt: QFormat, levels: int, title: str) -> Di
             lanes += _split(port.name, "input", trace.widths[port.name] or 1, _driven(trace, port.name, columns), fmt, levels)
     origin = trace.released or 0
     shown = tuple(None if cycle is None else cycle - origin for cycle in columns)
-    return Diagram(title, shown, tuple(skipped), columns.index(first.cycle), tuple(lanes), notes(first, fmt, origin))
+    waited = {s.cycle: s.port for s in trace.samples if s.kind == "wait"}
+    waits = tuple(waited.get(before, "") for before, cycle in zip(columns, columns[1:], strict=False) if cycle is None)
+    return Diagram(title, shown, tuple(skipped), waits, columns.index(first.cycle), tuple(lanes), notes(first, fmt, origin))
 
 
 def _columns(cycles: list[int]) -> tuple[list[int | None], list[int]]:
@@ -218,10 +221,13 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
         color = {"input": "#1f3b73", "output": "black", "expected": "#2b7a2b"}[lane.role]
         ax.text(-0.1, y + ROW_IN / 2, lane.name + (f" ({lane.unit})" if lane.unit and lane.bits > 1 else ""),
                 ha="right", va="center", fontsize=7.5, color=color)
+        breaks = iter(view.waits)
         for column, value in enumerate(lane.values):
-            if view.columns[column] is None:
-                continue
             x0, x1 = starts[column], starts[column] + widths[column]
+            if view.columns[column] is None:
+                if next(breaks) == lane.name:  # it did not rise while the bench waited: low throughout
+                    ax.plot([x0, x1], [y + ROW_IN * 0.8] * 2, color="black", lw=1.2, ls=(0, (2, 2)), gid=f"waited-{lane.name}")
+                continue
             failing = column == view.failing
             _cell(ax, lane, value, x0, x1, y, fmt, failing and _wrong(view, lane, value), failing,
                   _same(lane.values, column, view.columns))
@@ -233,7 +239,8 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
                 gid=f"note-{index}", parse_math=False)
     ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * len(view.notes),
             "each column: one clock period from a falling edge, where the bench drives the inputs and samples the outputs; "
-            "grey: not sampled in that cycle; a break: cycles not shown", fontsize=6.5, color="0.35", va="center")
+            "grey: not sampled in that cycle; a break: cycles not shown (dashed: an output the bench waited on, low throughout)",
+            fontsize=6.5, color="0.35", va="center")
     return fig
 
 
