@@ -28,6 +28,8 @@ COLUMN_IN, FAILING_IN, GAP_IN, LABEL_IN, ROW_IN = 0.62, 1.3, 0.3, 1.9, 0.34  # i
 FIXED_UNITS = ("GFLOP/s", "GB/s", "FLOP/B")  # ports holding fixed-point values; the other units are counts
 WRONG, EXPECTED, NOT_SAMPLED, UNKNOWN = "#f4b6b6", "#cdebc5", "#e4e4e4", "#d62728"
 Value = int | str | None  # a value, "x" (X/Z), or None (not sampled)
+LEGEND = ("each column: one clock period from a falling edge, where the bench drives the inputs and samples the outputs",
+          "grey: not sampled in that cycle; a break: cycles not shown (dashed: an output the bench waited on, low throughout)")
 MESSAGE_WIDTH = 120  # characters of a failure's message a line beneath the diagram holds
 MIN_WIDTH_IN = 10.5  # so that such a line fits
 
@@ -202,7 +204,7 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
               for i, cycle in enumerate(view.columns)]
     starts = [sum(widths[:i]) for i in range(len(widths))]
     rows = len(view.lanes) + 1  # the clock
-    header_in, notes_in = 0.75, 0.22 * (len(view.notes) + 2)
+    header_in, notes_in = 0.75, 0.22 * (len(view.notes) + 2) + 0.16 * len(LEGEND)
     width_in = max(MIN_WIDTH_IN, LABEL_IN + sum(widths) + 0.3)
     height_in = header_in + rows * ROW_IN + notes_in
     fig = Figure(figsize=(width_in, height_in), dpi=100)
@@ -237,10 +239,9 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
         ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * index, line, fontsize=8,
                 color="#a01010" if index else "black", fontweight="bold" if index == 0 else "normal", va="center",
                 gid=f"note-{index}", parse_math=False)
-    ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * len(view.notes),
-            "each column: one clock period from a falling edge, where the bench drives the inputs and samples the outputs; "
-            "grey: not sampled in that cycle; a break: cycles not shown (dashed: an output the bench waited on, low throughout)",
-            fontsize=6.5, color="0.35", va="center")
+    for index, line in enumerate(LEGEND):
+        ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * len(view.notes) + 0.16 * index, line, fontsize=6.5,
+                color="0.35", va="center")
     return fig
 
 
