@@ -223,6 +223,12 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
         color = {"input": "#1f3b73", "output": "black", "expected": "#2b7a2b"}[lane.role]
         ax.text(-0.1, y + ROW_IN / 2, lane.name + (f" ({lane.unit})" if lane.unit and lane.bits > 1 else ""),
                 ha="right", va="center", fontsize=7.5, color=color)
+        if lane.bits > 1:
+            for first, last in _runs(lane.values, view.columns, view.failing):
+                value, failing = lane.values[first], first == view.failing
+                _bus(ax, lane, value, starts[first], starts[last] + widths[last], y, fmt,
+                     failing and _wrong(view, lane, value), failing)
+            continue
         breaks = iter(view.waits)
         for column, value in enumerate(lane.values):
             x0, x1 = starts[column], starts[column] + widths[column]
@@ -231,8 +237,8 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
                     ax.plot([x0, x1], [y + ROW_IN * 0.8] * 2, color="black", lw=1.2, ls=(0, (2, 2)), gid=f"waited-{lane.name}")
                 continue
             failing = column == view.failing
-            _cell(ax, lane, value, x0, x1, y, fmt, failing and _wrong(view, lane, value), failing,
-                  _same(lane.values, column, view.columns))
+            changed = column == 0 or view.columns[column - 1] is None or lane.values[column - 1] != value
+            _wire(ax, lane, value, x0, x1, y, failing and _wrong(view, lane, value), changed)
     x0 = starts[view.failing]
     ax.add_patch(_rectangle(x0, top - 0.3, widths[view.failing], rows * ROW_IN + 0.3, "#d62728", alpha=0.08, gid="failing-cycle"))
     for index, line in enumerate(view.notes):
@@ -279,52 +285,65 @@ def _wrong(view: Diagram, lane: Lane, value: Value) -> bool:
     return expected is not None and expected.values[view.failing] != value
 
 
-def _same(values: tuple[Value, ...], column: int, columns: tuple[int | None, ...]) -> tuple[bool, bool]:
-    """Whether the bus holds the same value in the column before and after (one long cell, not several)."""
-    before = column > 0 and columns[column - 1] is not None and values[column - 1] == values[column]
-    after = column + 1 < len(values) and columns[column + 1] is not None and values[column + 1] == values[column]
-    return before, after
+def _runs(values: tuple[Value, ...], columns: tuple[int | None, ...], failing: int) -> list[tuple[int, int]]:
+    """A bus's columns grouped into runs of one value (first and last column of each), drawn as one
+    shape: a break ends a run, and the failing column is a run of its own (it shows the raw value)."""
+    runs: list[tuple[int, int]] = []
+    for column, cycle in enumerate(columns):
+        if cycle is None:
+            continue
+        if (runs and runs[-1][1] == column - 1 and failing not in (column, runs[-1][1])
+                and values[runs[-1][0]] == values[column]):
+            runs[-1] = (runs[-1][0], column)
+        else:
+            runs.append((column, column))
+    return runs
 
 
-def _cell(ax: Any, lane: Lane, value: Value, x0: float, x1: float, y: float, fmt: QFormat, wrong: bool, failing: bool,
-          same: tuple[bool, bool]) -> None:
-    """One lane in one column. In the failing column a bus shows its raw value too, so that values
-    one LSB apart read differently; a wire's change of level is drawn at the column's start."""
+def _wire(ax: Any, lane: Lane, value: Value, x0: float, x1: float, y: float, wrong: bool, changed: bool) -> None:
+    """A 1-bit lane in one column; a change of level is drawn at the column's start."""
     low, high, middle = y + ROW_IN * 0.8, y + ROW_IN * 0.2, y + ROW_IN / 2
-    if value is None:
-        ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, NOT_SAMPLED))
+    if not isinstance(value, int):
+        _unknown(ax, value, x0, x1, y)
         return
-    if value == "x":
-        ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, "white", edge=UNKNOWN, hatch="////"))
-        ax.text((x0 + x1) / 2, middle, "X", ha="center", va="center", fontsize=7, color=UNKNOWN)
-        return
-    fill = WRONG if wrong else EXPECTED if lane.role == "expected" else "white"
     shown = lane.role == "expected" or wrong
-    if lane.bits == 1:
-        level = high if value else low
-        if shown:
-            ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, fill))
-        ax.plot([x0, x1], [level, level], color="#2b7a2b" if lane.role == "expected" else "black", lw=1.2)
-        if not same[0]:
-            ax.plot([x0, x0], [high, low], color="black" if lane.role != "expected" else "#2b7a2b", lw=0.8)
-        if shown:
-            ax.text((x0 + x1) / 2, middle, str(value), ha="center", va="center", fontsize=7)
-        return
+    color = "#2b7a2b" if lane.role == "expected" else "black"
+    if shown:
+        ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, WRONG if wrong else EXPECTED))
+        ax.text((x0 + x1) / 2, middle, str(value), ha="center", va="center", fontsize=7)
+    ax.plot([x0, x1], [high if value else low] * 2, color=color, lw=1.2)
+    if changed:
+        ax.plot([x0, x0], [high, low], color=color, lw=0.8)
+
+
+def _bus(ax: Any, lane: Lane, value: Value, x0: float, x1: float, y: float, fmt: QFormat, wrong: bool,
+         failing: bool) -> None:
+    """A run of one bus value: a hexagon with the value inside; in the failing column its raw hex too,
+    so that values one LSB apart read differently."""
     from matplotlib.patches import Polygon
 
-    slant = 0.06
-    left = x0 if same[0] else x0 + slant
-    right = x1 if same[1] else x1 - slant
-    xs = [left, right, x1 if not same[1] else right, right, left, x0 if not same[0] else left]
-    ys = [high, high, middle, low, low, middle]
-    ax.add_patch(Polygon(list(zip(xs, ys, strict=True)), closed=True, facecolor=fill, edgecolor="0.25", lw=0.7,
-                         gid="wrong-value" if wrong else None))
+    if not isinstance(value, int):
+        _unknown(ax, value, x0, x1, y)
+        return
+    low, high, middle, slant = y + ROW_IN * 0.8, y + ROW_IN * 0.2, y + ROW_IN / 2, 0.06
+    fill = WRONG if wrong else EXPECTED if lane.role == "expected" else "white"
+    corners = [(x0 + slant, high), (x1 - slant, high), (x1, middle), (x1 - slant, low), (x0 + slant, low), (x0, middle)]
+    ax.add_patch(Polygon(corners, closed=True, facecolor=fill, edgecolor="0.25", lw=0.7, gid="wrong-value" if wrong else None))
     text = cell_text(value, lane, fmt)
     if failing and lane.unit in FIXED_UNITS:
         text = f"{fmt.hex(value)}  {text}"
-    if not same[0] or failing:
-        ax.text((x0 + x1) / 2, middle, text, ha="center", va="center", fontsize=6.5,
-                color="#a01010" if wrong else "black", clip_on=True)
+    ax.text((x0 + x1) / 2, middle, text, ha="center", va="center", fontsize=6.5, color="#a01010" if wrong else "black",
+            clip_on=True)
+
+
+def _unknown(ax: Any, value: Value, x0: float, x1: float, y: float) -> None:
+    """Not sampled (grey), or X/Z (hatched red)."""
+    low, high = y + ROW_IN * 0.8, y + ROW_IN * 0.2
+    if value is None:
+        ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, NOT_SAMPLED))
+        return
+    ax.add_patch(_rectangle(x0, high, x1 - x0, low - high, "white", edge=UNKNOWN, hatch="////"))
+    ax.text((x0 + x1) / 2, y + ROW_IN / 2, "X", ha="center", va="center", fontsize=7, color=UNKNOWN)
 
 
 def _break(ax: Any, x0: float, width: float, top: float) -> None:
