@@ -218,3 +218,16 @@ def test_a_design_that_never_answers_is_told_so_and_earns_nothing(tmp_path: Path
     _, verdict = judged([header], "document_cases", cfg)
     assert verdict.ran_out and verdict.credit == 0.0 and verdict.checked == 0 and verdict.planned > 0
     assert "never answered" in verdict.stopped
+
+
+def test_a_port_wider_than_the_format_is_judged_and_reported_not_a_crash(tmp_path: Path) -> None:
+    """A design whose cap_o has a bit too many really reads values the format cannot hold."""
+    cfg = config()
+    lines = record(tmp_path, "document_cases", ModelDesign(cfg.params.fmt), cfg)
+    header = json.loads(lines[0])
+    header["widths"]["cap_o"] = cfg.params.fmt.width + 1
+    values = json.loads(lines[1])["v"]
+    values[0] = 1 << cfg.params.fmt.width  # cap_o's extra bit set
+    _, verdict = judged([json.dumps(header), json.dumps({"v": values}), *lines[2:]], "document_cases", cfg)
+    assert not verdict.stopped and not verdict.passed and verdict.failed[0] == "calculator_check_1"
+    assert "beyond UQ8.8" in verdict.reports[0]

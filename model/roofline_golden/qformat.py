@@ -75,7 +75,10 @@ class QFormat:
         return f"0x{raw:0{(self.width + 3) // 4}x}"
 
     def describe(self, raw: int, unit: str = "") -> str:
-        """Raw hex and decoded value, for messages: '0x0000140000 (20 GB/s)'."""
+        """Raw hex and decoded value, for messages: '0x0000140000 (20 GB/s)'. A value the format
+        cannot hold (read from a port wider than W bits) is named as such, never an error."""
+        if not 0 <= raw <= self.max_raw:
+            return f"{raw:#x} (beyond {self.name}: more bits than the format has)"
         value = format_fraction(self.to_real(raw))
         return f"{self.hex(raw)} ({value}{' ' + unit if unit else ''})"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
+from fractions import Fraction
 
 from roofline_core.scoreboard import Field, selected
 from roofline_golden import QFormat, cases, exact, fixed, format_fraction
@@ -181,11 +182,11 @@ class IntensityTB:
                          kind="latency", label=op.label)
         if doc is not None and doc.expect_ai is not None and not sat:
             allowed = max(doc.expect_ai_within, fmt.lsb / 2)
-            if abs(fmt.to_real(ai) - doc.expect_ai) > allowed:
+            if abs(Fraction(ai, fmt.one) - doc.expect_ai) > allowed:
                 self.sb.fail(op.vector_id, f"ai_o = {fmt.describe(ai, 'FLOP/B')} is not the documents' "
                              f"{format_fraction(doc.expect_ai)} within {format_fraction(allowed)} ({op.label})",
                              kind="document", label=op.label)
-        if real is not None and not want.sat and abs(fmt.to_real(ai) - real) > fmt.lsb / 2:
+        if real is not None and not want.sat and abs(Fraction(ai, fmt.one) - real) > fmt.lsb / 2:
             self.sb.fail(op.vector_id, f"ERROR BOUND: ai_o = {fmt.describe(ai, 'FLOP/B')} is more than "
                          f"2^-{fmt.frac_bits + 1} from the exact {format_fraction(real)}", kind="error bound", label=op.label)
 
