@@ -95,12 +95,15 @@ def failure_lines(run: RunResult) -> list[str]:
 
 def gate(visible: list[RunResult]) -> Gate:
     found = Gate()
-    for run in visible:
+    alarms: dict[str, list[RunResult]] = {}
+    for run in sorted(visible, key=lambda r: not r.design.correct):  # the correct design's first: its log is shown
         if why := false_alarm(run):
-            found.problems.append(why)
-            if run.design.correct:
-                found.problems += failure_lines(run)
-            found.log = found.log or run.log
+            alarms.setdefault(why, []).append(run)
+    for why, runs in alarms.items():
+        found.problems.append(why + (f" (on {len(runs)} runs)" if len(runs) > 1 else ""))
+        if runs[0].design.correct:
+            found.problems += failure_lines(runs[0])
+        found.log = found.log or runs[0].log
     correct = [run for run in visible if run.design.correct]
     if any(not run.transcript.toggled and not run.transcript.violation for run in correct):
         found.problems.append("your testbench never changed the design's inputs on the correct design: a testbench must "
@@ -122,8 +125,8 @@ def score_reference(group: Group, runs: list[RunResult], verdict: Gate, visible_
     formats = ", ".join(dict.fromkeys(describe_format(run) for run in correct))
     seconds = max((run.seconds for run in runs), default=0.0)
     if not verdict.ok:
-        return GroupScore(group, 0.0, "fail", [*verdict.problems, *verdict.notes,
-                                               "a testbench that fails the correct design scores nothing in this lab"],
+        return GroupScore(group, 0.0, "fail", [*verdict.problems, *verdict.notes, "a testbench that fails the correct "
+                                               "design, or does not drive it, scores nothing in this lab"],
                           seconds, ["false alarm"], log=verdict.log)
     detail = [f"your testbench passed the correct design on all {len(correct)} runs ({formats}), "
               f"{vectors // max(1, len(correct)):,} vectors a run", *verdict.notes]
