@@ -38,7 +38,7 @@ PYTHON_HASH_SEED = "0"
 
 
 @dataclass(frozen=True)
-class TestOutcome:
+class RanTest:
     name: str
     outcome: str  # passed, failed, skipped
     message: str = ""
@@ -51,7 +51,7 @@ class RunResult:
     design: Design
     group: str
     transcript: Transcript
-    tests: list[TestOutcome] | None  # None: no results came back
+    tests: list[RanTest] | None  # None: no results came back
     seconds: float
     timed_out: bool
     crashed: bool
@@ -74,7 +74,7 @@ class RunResult:
         return self.design.correct or not self.transcript.exposed
 
     @property
-    def failed_tests(self) -> list[TestOutcome]:
+    def failed_tests(self) -> list[RanTest]:
         return [t for t in self.tests or [] if t.outcome == "failed"]
 
 
@@ -128,7 +128,7 @@ def run_design(design: Design, group: str, panel: Panel, shell: Path, testbench:
                      str(log_file), problem, relay.error)
 
 
-def read_reply(data: bytes) -> tuple[list[TestOutcome] | None, str]:
+def read_reply(data: bytes) -> tuple[list[RanTest] | None, str]:
     """The launcher's reply, read strictly: (the tests, or None; a problem, or "")."""
     if not data:
         return None, ""
@@ -137,7 +137,7 @@ def read_reply(data: bytes) -> tuple[list[TestOutcome] | None, str]:
         tests = reply["tests"]
         if tests is None:
             return None, ""
-        found = [TestOutcome(str(t["name"])[:200], str(t["outcome"]), str(t.get("message", ""))[:2000]) for t in tests]
+        found = [RanTest(str(t["name"])[:200], str(t["outcome"]), str(t.get("message", ""))[:2000]) for t in tests]
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None, "the run's reply could not be read"
     if any(t.outcome not in OUTCOMES for t in found):
