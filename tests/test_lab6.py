@@ -115,15 +115,21 @@ class Shell:
 
 
 def serve(served: str, lines: list[str], tmp_path: Path, panel: Panel | None = None) -> tuple[list[str], Transcript]:
+    """The lines sent as the shell would (a line that starts with ! is sent with no answer awaited)."""
     shell_file = tmp_path / "shell.vvp"
     shell_file.write_text("not run here")
     panel = panel or build_panel([model("model:reference"), *(model(f"example:{n}") for n in EXAMPLES)], DEFAULT, tmp_path)
     channel = Channel(shell_file)
-    relay = Relay(channel, panel, served, "model:reference", sample_coverage=True)
+    relay = Relay(channel, panel, served, "model:reference", sample_coverage=served == "model:reference")
     relay.start()
     shell = Shell(channel)
     try:
-        answers = [shell.ask(line) for line in lines]
+        answers = []
+        for line in lines:
+            if line.startswith("!"):
+                os.write(shell.query, (line[1:] + "\n").encode())
+            else:
+                answers.append(shell.ask(line))
     finally:
         shell.close()
         transcript = relay.stop()
@@ -154,7 +160,7 @@ def test_the_relay_answers_with_the_served_design_and_records_where_it_first_dif
 
 def test_anything_on_the_channel_but_a_vector_is_a_violation(tmp_path: Path) -> None:
     one = FMT.one
-    answers, transcript = serve("model:reference", ["not a vector", vector(100 * one, 20 * one, one)], tmp_path)
+    answers, transcript = serve("model:reference", ["!not a vector", vector(100 * one, 20 * one, one)], tmp_path)
     assert "not a vector of the design's inputs" in transcript.violation and transcript.queries == 1
     assert len(answers) == 1 and answers[0].endswith(" 1")  # the garbage got no answer, the vector its own
 
