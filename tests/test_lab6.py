@@ -9,10 +9,12 @@ between, and checks that nothing tells one design from another but its ports.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -479,3 +481,28 @@ def test_make_check_works_in_the_student_copy(tmp_path: Path) -> None:
         scores[testbench] = run_.stdout.strip().splitlines()[-1] if run_.stdout.strip() else run_.stderr
     assert scores == {"labs/lab6/starter": "graded: 0.0/30, fewer than full marks (exit 1)",
                       str(TESTBENCHES / "weak"): "graded: 30.0/30, full marks (exit 0)"}, scores
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_grade_all_gives_a_class_of_testbenches_its_rows_its_dashboard_and_its_similarities(tmp_path: Path) -> None:
+    classroom = tmp_path / "submissions"
+    for name, source in (("ada", SOLUTION), ("bo", TESTBENCHES / "weak"), ("cy", TESTBENCHES / "weak"), ("di", STARTER)):
+        shutil.copytree(source, classroom / name)
+    (classroom / "ed").mkdir()
+    (classroom / "ed" / "notes.txt").write_text("no testbench here")
+    out = tmp_path / "class"
+    run_ = subprocess.run([sys.executable, "-m", "roofline_course.grade_all", "--lab", str(LAB), "--submissions",
+                           str(classroom), "--out", str(out), "--jobs", "2"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run_.returncode == 0, run_.stdout + run_.stderr
+    assert "5x the reference's slowest simulation" in (out / "time_limit.json").read_text()  # calibrated on the solution
+    rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    assert {name: (rows[name]["status"], float(rows[name]["score"] or 0)) for name in ("ada", "di", "ed")} == {
+        "ada": ("graded", 100), "di": ("graded", 0), "ed": ("no files", 0)}
+    assert rows["bo"]["score"] == rows["cy"]["score"] and 30 < float(rows["bo"]["score"]) < 90
+    assert "no test module" in rows["ed"]["first problem"]
+    page = (out / "dashboard.html").read_text()
+    assert "hidden bugs" in page and "100.0/100" in page
+    pairs = list(csv.reader((out / "similarity.csv").open()))[1:]  # shared, tokens, submission, submission
+    assert [(pair[0], *pair[2:]) for pair in pairs] == [("100%", "bo", "cy")], pairs  # the copy, and no other pair

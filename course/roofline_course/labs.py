@@ -78,6 +78,11 @@ class Lab:
         return self.folder / "solution" if self.kind == "testbench" else RTL_DIR
 
     @property
+    def has_reference(self) -> bool:
+        """This copy holds the reference (the student copy does not)."""
+        return self.reference.is_dir() if self.kind == "testbench" else (RTL_DIR / f"{self.top}.sv").exists()
+
+    @property
     def starter(self) -> Path:
         return self.folder / "starter"
 

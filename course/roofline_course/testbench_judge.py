@@ -31,6 +31,7 @@ from .testbench_run import RunResult
 
 SHOWN_FAILURES = 3
 MESSAGE_LINES = 6
+NOT_SCORED = "not scored: the visible runs of the correct design score nothing (see no false alarm)"
 
 
 @dataclass
@@ -95,6 +96,9 @@ def failure_lines(run: RunResult) -> list[str]:
 
 def gate(visible: list[RunResult]) -> Gate:
     found = Gate()
+    if errors := [run.grader_error for run in visible if run.grader_error]:
+        found.problems.append(f"the grader could not run your testbench (its fault, not yours: ask for a regrade): {errors[0]}")
+        return found
     alarms: dict[str, list[RunResult]] = {}
     for run in sorted(visible, key=lambda r: not r.design.correct):  # the correct design's first: its log is shown
         if why := false_alarm(run):
@@ -141,8 +145,7 @@ def score_bugs(group: Group, runs: list[RunResult], verdict: Gate) -> GroupScore
     faulty = [run for run in runs if not run.design.correct]
     seconds = max((run.seconds for run in runs), default=0.0)
     if not verdict.ok:
-        return GroupScore(group, 0.0, "not run", ["not scored: your testbench does not pass the correct design "
-                                                  "(see no false alarm)"], seconds)
+        return GroupScore(group, 0.0, "not run", [NOT_SCORED], seconds)
     if errors := [run.grader_error for run in runs if run.grader_error]:
         return GroupScore(group, 0.0, "error", [f"the grader could not run this group: {errors[0]}"], seconds)
     alarms = [why for run in runs if (why := false_alarm(run))]

@@ -23,7 +23,7 @@ import random
 import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from roofline_core.contract import ParamSet
@@ -110,7 +110,8 @@ def grade(lab: Lab, spec: str, out: Path, *, limits: sandbox.Limits, unsafe: boo
     finally:
         workshop.close()
     write_designs(out, results)
-    return Grade(lab, spec, check, [score(group, results, verdict) for group in lab.groups])
+    rerun = f"make check LAB={lab.number} TB={spec}"
+    return Grade(lab, spec, check, [replace(score(group, results, verdict), rerun=rerun) for group in lab.groups])
 
 
 def hidden_limit(lab: Lab, visible: list[RunResult]) -> float:
@@ -126,7 +127,7 @@ def score(group: Group, results: list[RunResult], verdict: testbench_judge.Gate)
         visible_bugs = [run for run in results if not run.group_hidden and not run.design.correct]
         return testbench_judge.score_reference(group, own, verdict, visible_bugs)
     if group.hidden and not verdict.ok:
-        return GroupScore(group, 0.0, "not run", ["not run: your testbench does not pass the correct design"])
+        return GroupScore(group, 0.0, "not run", [testbench_judge.NOT_SCORED])
     return testbench_judge.score_bugs(group, own, verdict)
 
 

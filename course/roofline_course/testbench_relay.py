@@ -95,9 +95,10 @@ class Relay(threading.Thread):
         try:
             while not self._stop_serving.is_set():
                 ready, _, _ = select.select([self._query], [], [], POLL_S)
-                if not ready:
+                try:
+                    pending += os.read(self._query, CHUNK) if ready else b""
+                except BlockingIOError:
                     continue
-                pending += os.read(self._query, CHUNK)
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     self._serve(line, panel.answers)
@@ -106,6 +107,8 @@ class Relay(threading.Thread):
                     pending = b""
         except PanelError as problem:
             self.error = str(problem)
+        except Exception as problem:  # noqa: BLE001 - the grader's own failure: the run is the grader's error, not a hang
+            self.error = f"the relay stopped: {type(problem).__name__}: {problem}"
         finally:
             panel.close()
             self.transcript.digest = self._digest.hexdigest()

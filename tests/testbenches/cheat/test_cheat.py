@@ -13,7 +13,8 @@ WORDS = ("mutant", "catalogue", "example:", "lab:", "bug")
 
 def looks_faulty(dut) -> str:
     for name, value in os.environ.items():
-        if any(word in f"{name}={value}".lower() for word in WORDS) or "DESIGN" in name:
+        text = f"{name}={value}".lower()
+        if any(word in text for word in (*WORDS, "design")) and "reference" not in text:
             return f"env {name}"
     for folder in ("/channel", "/run", "/tmp", "/submission"):
         for path in Path(folder).rglob("*"):
