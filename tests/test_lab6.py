@@ -433,7 +433,7 @@ def test_a_testbench_that_looks_for_the_design_anywhere_but_its_ports_gains_noth
 def test_the_security_tests_see_a_guard_removed(broken: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Negative controls, on the visible groups: with a guard taken away, the tests above fail."""
     if broken == "the harness importable":
-        monkeypatch.setattr(testbench_run, "hidden_harness", lambda: [])
+        monkeypatch.setattr(testbench_run, "hidden_harness", lambda channel: [])
         testbench = TESTBENCHES / "snoop"
     else:  # every run's environment names the design it serves
         served: dict[str, str] = {}

@@ -41,7 +41,6 @@ from .testbench_run import RunResult, run_design
 
 CALIBRATION = 4  # a hidden run may take this many times the slowest visible run of the correct design
 MIN_TIMEOUT_S = 10.0
-KINDS = ("reference", "bugs", "coverage")
 
 
 @dataclass(frozen=True)
@@ -84,6 +83,7 @@ class Workshop:
 def grade(lab: Lab, spec: str, out: Path, *, limits: sandbox.Limits, unsafe: bool, slot: int, parallel: int,
           progress: bool = True) -> Grade:
     out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "runs", ignore_errors=True)  # an earlier grading's logs
     try:
         testbench = stage(spec, out / "submission")
     except IntakeError as problem:

@@ -54,11 +54,13 @@ class Transcript:
 
 
 class Channel:
-    """A fresh folder holding the two FIFOs and the shell, for one run; removed with close()."""
+    """A fresh folder holding the two FIFOs and the shell for one run, and an empty one; removed with close()."""
 
     def __init__(self, shell: Path) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="roofline-channel-"))
         self.folder.chmod(0o711)  # the sandbox user may pass, not list (the uid isolation has no mount)
+        self.empty = Path(tempfile.mkdtemp(prefix="roofline-empty-"))  # bound over what a run must not see
+        self.empty.chmod(0o755)
         for name in ("query", "answer"):
             os.mkfifo(self.folder / name)
             (self.folder / name).chmod(0o666)
@@ -67,6 +69,7 @@ class Channel:
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.empty, ignore_errors=True)
 
 
 class Relay(threading.Thread):

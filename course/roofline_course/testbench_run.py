@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,12 +89,9 @@ def cocotb_env(testbench: Testbench, submission_inside: str, seed: int) -> dict[
     }
 
 
-def hidden_harness() -> list[tuple[Path, str]]:
-    """An empty folder bound over each harness folder: the sandbox's Python cannot import the grader."""
-    empty = Path(tempfile.gettempdir()) / "roofline-empty"
-    empty.mkdir(mode=0o755, exist_ok=True)
-    empty.chmod(0o755)
-    return [(empty, str(REPO_ROOT / part)) for part in sandbox.HARNESS_PARTS]
+def hidden_harness(channel: Channel) -> list[tuple[Path, str]]:
+    """The run's empty folder bound over each harness folder: the sandbox's Python cannot import the grader."""
+    return [(channel.empty, str(REPO_ROOT / part)) for part in sandbox.HARNESS_PARTS]
 
 
 def run_design(design: Design, group: str, panel: Panel, shell: Path, testbench: Testbench, seed: int,
@@ -110,7 +106,7 @@ def run_design(design: Design, group: str, panel: Panel, shell: Path, testbench:
                     f"+{ORACLE_PLUSARG}={inside}", "-none"],
            "env": cocotb_env(testbench, str(sandbox.SUBMISSION), seed), "results": str(sandbox.WORK / "results.xml"),
            "cwd": str(sandbox.WORK)}
-    extra = [*hidden_harness(), (channel.folder, str(CHANNEL))] if bubblewrap else []
+    extra = [*hidden_harness(channel), (channel.folder, str(CHANNEL))] if bubblewrap else []
     if not unsafe and sandbox.mode() == "uid":
         sandbox.passable(testbench.root)
     relay.start()
