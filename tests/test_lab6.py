@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ TESTBENCHES = REPO_ROOT / "tests" / "testbenches"
 SOLUTION, STARTER = FOLDER / "solution", FOLDER / "starter"
 DEFAULT = ParamSet()
 FMT = QFormat()
+ANSWER_S = 10
 needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
 needs_bwrap = pytest.mark.skipif(sandbox.available() is not None or sandbox.mode() != "bwrap",
                                  reason="bubblewrap's mounts hide the harness from a testbench (the uid isolation cannot)")
@@ -101,19 +103,24 @@ def model(name: str) -> Design:
 
 
 class Shell:
-    """The shell's side of the channel, played by the test: a line out, a line back."""
+    """The shell's side of the channel, played by the test: a line out, a line back (within ANSWER_S)."""
 
     def __init__(self, channel: Channel) -> None:
         self.query = os.open(channel.folder / "query", os.O_WRONLY)
-        self.answer = open(channel.folder / "answer")  # noqa: SIM115 - closed with the shell
+        self.answer = os.open(channel.folder / "answer", os.O_RDONLY)
 
     def ask(self, line: str) -> str:
         os.write(self.query, (line + "\n").encode())
-        return self.answer.readline().strip()
+        received = b""
+        while not received.endswith(b"\n"):
+            ready, _, _ = select.select([self.answer], [], [], ANSWER_S)
+            assert ready, f"no answer to {line!r} within {ANSWER_S} s"
+            received += os.read(self.answer, 1)
+        return received.decode().strip()
 
     def close(self) -> None:
         os.close(self.query)
-        self.answer.close()
+        os.close(self.answer)
 
 
 def serve(served: str, lines: list[str], tmp_path: Path, panel: Panel | None = None) -> tuple[list[str], Transcript]:
