@@ -41,6 +41,7 @@ class Gate:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     log: str = ""
+    tag: str = ""  # the kind of problem, for the class's most common problems
 
     @property
     def ok(self) -> bool:
@@ -98,6 +99,7 @@ def gate(visible: list[RunResult]) -> Gate:
     found = Gate()
     if errors := [run.grader_error for run in visible if run.grader_error]:
         found.problems.append(f"the grader could not run your testbench (its fault, not yours: ask for a regrade): {errors[0]}")
+        found.tag = "grader error"
         return found
     alarms: dict[str, list[RunResult]] = {}
     for run in sorted(visible, key=lambda r: not r.design.correct):  # the correct design's first: its log is shown
@@ -108,8 +110,10 @@ def gate(visible: list[RunResult]) -> Gate:
         if runs[0].design.correct:
             found.problems += failure_lines(runs[0])
         found.log = found.log or runs[0].log
+        found.tag = "false alarm"
     correct = [run for run in visible if run.design.correct]
     if any(not run.transcript.toggled and not run.transcript.violation for run in correct):
+        found.tag = found.tag or "does not drive the design"
         found.problems.append("your testbench never changed the design's inputs on the correct design: a testbench must "
                               "drive the inputs (dut.peak_i.value = ...) with several vectors and check the outputs")
     by_format: dict[object, set[str]] = {}
@@ -131,7 +135,7 @@ def score_reference(group: Group, runs: list[RunResult], verdict: Gate, visible_
     if not verdict.ok:
         return GroupScore(group, 0.0, "fail", [*verdict.problems, *verdict.notes, "a testbench that fails the correct "
                                                "design, or does not drive it, scores nothing in this lab"],
-                          seconds, ["false alarm"], log=verdict.log)
+                          seconds, [verdict.tag], log=verdict.log)
     detail = [f"your testbench passed the correct design on all {len(correct)} runs ({formats}), "
               f"{vectors // max(1, len(correct)):,} vectors a run", *verdict.notes]
     if not any(caught(run) for run in visible_bugs):
