@@ -35,6 +35,7 @@ PROVE_ARGS ?=
 MUTANT_ARGS ?=
 # course labs: make grade LAB=1 RTL=<file or folder>; make grade-all LAB=1 SUBMISSIONS=<folder of folders>
 LAB         ?=
+TB          ?=
 SUBMISSIONS ?=
 HIDDEN      ?=
 TIMEOUT     ?=
@@ -91,9 +92,9 @@ help:
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
-	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..5> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
+	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"
-	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=)"
+	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=; lab 6, a testbench: TB=<folder>)"
 	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= TIMEOUT= DUE= LATE= LATE_MAX= METADATA= CLUSTER=)"
 	@echo "                  writes scores.csv and dashboard.html under build/grade/labN-all/"
 	@echo "  make handout    the student copy: no reference RTL, no drop-in solution, no mutant list, no hidden groups"
@@ -182,15 +183,19 @@ GRADE_ARGS = --lab "$(LAB)" $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(TIMEOUT)
              $(if $(filter verilator,$(SIM)),--sim verilator)
 need = @test -n "$($(1))" || { echo "error: $(1)= is required: $(2)"; exit 2; }
 
+# A testbench lab (lab 6) grades a testbench: TB=<its folder> names it (RTL= still works).
+SUBMITTED = $(or $(TB),$(RTL))
+need_submission = @test -n "$(SUBMITTED)" || { echo "error: RTL= is required: $(1) (lab 6, a testbench: TB=<folder>)"; exit 2; }
+
 grade: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
-	$(call need,RTL,the submission file or folder)
-	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(RTL)"
+	$(call need_submission,the submission file or folder)
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)"
 
 check: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
-	$(call need,RTL,your file or folder)
-	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(RTL)" --visible-only
+	$(call need_submission,your file or folder)
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)" --visible-only
 
 grade-all: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))

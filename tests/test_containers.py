@@ -133,3 +133,24 @@ def test_the_sandbox_user_reaches_neither_the_judge_nor_its_files(copy: Path, tm
     assert found["hidden"] == found["reference"] == found["report"] == 13, found  # EACCES
     assert found["write"] == 13, found
     assert found["pidfd_getfd"] in (1, 13), found  # EPERM: another user's process
+
+
+def test_no_run_finds_what_an_earlier_one_left_in_the_shared_scratch_folders(copy: Path) -> None:
+    """Without namespaces /tmp is the machine's: whatever the step's user leaves there goes with the run."""
+    script = textwrap.dedent(f"""
+        import sys
+        from roofline_course import sandbox
+        write = "open('/tmp/left-by-a-run', 'w').write('state'); import os; os.mkdir('/tmp/left-dir')"
+        first = sandbox.run([sys.executable, "-c", write], submission=None, timeout_s=30, slot={SLOT})
+        look = "import os; print(os.path.exists('/tmp/left-by-a-run'), os.path.exists('/tmp/left-dir'))"
+        second = sandbox.run([sys.executable, "-c", look], submission=None, timeout_s=30, slot={SLOT})
+        print(first.returncode, second.stdout.strip())
+    """)
+    run = in_container(copy, str(copy / ".venv" / "bin" / "python"), "-c", script)
+    assert run.stdout.strip() == "0 False False", run.stdout + run.stderr
+
+
+def test_a_testbench_lab_refuses_to_grade_without_private_mounts(copy: Path, tmp_path: Path) -> None:
+    run = in_container(copy, str(copy / ".venv" / "bin" / "python"), "-m", "roofline_course.grade", "--lab", "6",
+                       "--rtl", str(copy / "labs" / "lab6" / "starter"), "--out", str(tmp_path / "out"))
+    assert run.returncode == 2 and "bubblewrap only" in run.stderr, run.stdout + run.stderr

@@ -34,7 +34,7 @@ from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
 
-from . import judge, pictures, reports, sandbox
+from . import judge, pictures, reports, sandbox, testbench_lab
 from .labs import Group, Lab, LabError, load_lab
 from .precheck import Precheck, precheck
 from .results import Grade, GroupScore
@@ -169,6 +169,9 @@ def _score_synthesis(group: Group, outcome: sandbox.Outcome, log: str) -> GroupS
 
 
 def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = True) -> Grade:
+    if lab.kind == "testbench":  # the student wrote a testbench, not a design: testbench_lab grades it
+        return testbench_lab.grade(lab, rtl, out, limits=settings.limits, unsafe=settings.unsafe, slot=settings.slot,
+                                   parallel=settings.parallel, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
     param_sets = list(dict.fromkeys(g.param_set for g in lab.groups if g.kind == "sim"))
     check = precheck(lab.top, rtl, param_sets, out, limits=settings.limits, unsafe=settings.unsafe,
@@ -259,7 +262,8 @@ def guard_for_the_uid_isolation(lab: Lab) -> None:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make grade", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lab", type=int, required=True, help="the lab number (LAB=)")
-    parser.add_argument("--rtl", required=True, help="the submission: a .sv/.v file, a folder, or a .zip (RTL=)")
+    parser.add_argument("--rtl", "--tb", dest="rtl", required=True,
+                        help="the submission: a .sv/.v file, a folder, or a .zip (RTL=); a testbench lab's testbench (TB=)")
     parser.add_argument("--hidden", type=Path, default=None, help="the hidden groups' file (default labs/labN/hidden.toml)")
     parser.add_argument("--visible-only", action="store_true", help="only the groups students see (make check)")
     parser.add_argument("--sim", default="icarus", choices=SIMS)
@@ -294,6 +298,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
     if not args.unsafe_no_sandbox and sandbox.mode() == "uid":
+        if lab.kind == "testbench":  # its runs must share no file: only private mounts give that
+            print("error: a testbench lab grades under bubblewrap only, and namespaces cannot be created here "
+                  "(grade it on a machine where bubblewrap starts)", file=sys.stderr)
+            return 2
         guard_for_the_uid_isolation(lab)
         if not args.quiet:
             print(sandbox.describe_mode(), flush=True)

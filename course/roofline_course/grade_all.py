@@ -71,7 +71,9 @@ def grade_one(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, slot: 
     command += ["--hidden", str(args.hidden)] if args.hidden else []
     command += ["--timeout", str(args.timeout)] if args.timeout else []
     command += ["--unsafe-no-sandbox"] if args.unsafe_no_sandbox else []
-    limit_s = sum((args.timeout or lab.timeout_s) * (3 if g.kind == "synthesis" else 1) for g in lab.groups) + GRADER_SLACK_S
+    # A group runs once (three times as long for synthesis), a testbench lab's group once per design.
+    limit_s = sum((args.timeout or lab.timeout_s) * (3 if g.kind == "synthesis" else max(1, len(g.designs)))
+                  for g in lab.groups) + GRADER_SLACK_S
     started = time.monotonic()
     try:
         run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, errors="replace", timeout=limit_s,
@@ -204,12 +206,12 @@ def time_limit(lab: Lab, args: argparse.Namespace, out: Path, run_dir: Path, cli
     def grade_reference() -> dict[str, Any]:
         probe = argparse.Namespace(**{**vars(args), "timeout": None})
         folder = run_dir / "reference"
-        graded = (client.submit(grade_task, lab, RTL_DIR, folder, probe, digest, pure=False).result() if client
-                  else grade_one(lab, RTL_DIR, folder, probe, 0))
+        graded = (client.submit(grade_task, lab, lab.reference, folder, probe, digest, pure=False).result() if client
+                  else grade_one(lab, lab.reference, folder, probe, 0))
         return {"score": graded.score if graded.status not in table.UNSCORED else None, "result": str(folder / "result.json")}
 
     return calibration.class_limit(out, args.sim, args.timeout, args.student is not None, lab.timeout_s, lab.max_score,
-                                   (RTL_DIR / f"{lab.top}.sv").exists(), grade_reference)
+                                   lab.has_reference, grade_reference)
 
 
 def grade_class(lab: Lab, args: argparse.Namespace, found: list[Path], out: Path, run_dir: Path, client: Any,

@@ -6,6 +6,10 @@ drop-in solution (tests/dropin/), the mutant catalogue (a list of the bugs the b
 for) and every lab's hidden groups. Each lab's starter takes its module's place in rtl/, so
 `make sim` and `make check` work in the copy as they do here. The copy's README is the students'
 own (labs/STUDENTS.md): what to run and what the output means.
+
+A testbench lab (lab 6) also keeps its answers out: its solution testbench (labs/lab6/solution/)
+and its own mutants (labs/lab6/mutants.toml). Its starter is a testbench, not a module, so it
+stays in the lab's folder; its visible groups need no RTL (their designs are models).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from .labs import available, load_lab
 
 PREFIX = "roofline-hw"
 LEFT_OUT = ("rtl", "tests/dropin", "flows/mutants/catalogue.toml", "labs/*/hidden.toml")
+TESTBENCH_LAB_ANSWERS = ("solution", "mutants.toml")  # in each testbench lab's folder
 NOTE = """# rtl/ in the student copy
 
 This folder holds the labs' starters, not the reference design: each lab's starter stands
@@ -51,6 +56,11 @@ def build(archive: Path, ref: str = "HEAD") -> list[str]:
         placed = []
         for number in available():
             lab = load_lab(number, with_hidden=False)
+            if lab.kind == "testbench":
+                for name in TESTBENCH_LAB_ANSWERS:
+                    answer = tree / lab.folder.relative_to(REPO_ROOT) / name
+                    shutil.rmtree(answer) if answer.is_dir() else answer.unlink(missing_ok=True)
+                continue
             target = rtl / f"{lab.top}.sv"
             if not target.exists():
                 shutil.copyfile(lab.starter / f"{lab.top}.sv", target)
@@ -72,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: git archive failed (make handout archives the committed tree): {problem.stderr.decode().strip()}",
               file=sys.stderr)
         return 2
-    print(f"student copy: {args.out}\n  left out: {', '.join(LEFT_OUT)}\n  starters in rtl/: {'; '.join(placed)}")
+    left_out = ", ".join([*LEFT_OUT, *(f"labs/<testbench lab>/{name}" for name in TESTBENCH_LAB_ANSWERS)])
+    print(f"student copy: {args.out}\n  left out: {left_out}\n  starters in rtl/: {'; '.join(placed)}")
     return 0
 
 

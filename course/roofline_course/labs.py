@@ -15,7 +15,9 @@ from pathlib import Path
 
 from roofline_bench.benches import TESTS
 from roofline_core.contract import ParamSet, tops_with
-from roofline_core.paths import LABS_DIR
+from roofline_core.paths import LABS_DIR, RTL_DIR
+
+from .testbench_designs import DesignError, resolve
 
 KINDS = ("sim", "synthesis")
 # How a simulation group turns its tests into marks. "proportional" (the default): each test
@@ -23,6 +25,11 @@ KINDS = ("sim", "synthesis")
 # stopped without a count earns nothing. "all-or-nothing": the group scores only when every test passes.
 SCORING = ("proportional", "all-or-nothing")
 DEVICES = ("hx8k", "up5k")
+# A lab grades either a design the student writes, or (kind = "testbench") a testbench the student
+# writes, run against correct and faulty designs (testbench_lab). A testbench lab's groups are of
+# TESTBENCH_KINDS: the correct design's runs, a set of faulty designs, and coverage (weight 0: shown only).
+LAB_KINDS = ("design", "testbench")
+TESTBENCH_KINDS = ("reference", "bugs", "coverage")
 
 
 class LabError(ValueError):
@@ -45,6 +52,7 @@ class Group:
     requires: tuple[str, ...] = ()  # groups that must pass in full before this one scores
     hint: str = ""  # shown when the group loses marks and no hint fits the kind of failure
     scoring: str = "proportional"  # or "all-or-nothing": see SCORING
+    designs: tuple[str, ...] = ()  # a testbench lab: the designs the testbench runs against (testbench_designs)
 
 
 @dataclass(frozen=True)
@@ -57,10 +65,22 @@ class Lab:
     groups: tuple[Group, ...]
     hidden_file: Path | None = None
     notes: list[str] = field(default_factory=list)
+    kind: str = "design"  # one of LAB_KINDS
+    seed: int = 1  # a testbench lab: COCOTB_RANDOM_SEED of every run
 
     @property
     def max_score(self) -> float:
         return sum(g.weight for g in self.groups)
+
+    @property
+    def reference(self) -> Path:
+        """What gets full marks: the project's RTL, or a testbench lab's solution testbench."""
+        return self.folder / "solution" if self.kind == "testbench" else RTL_DIR
+
+    @property
+    def has_reference(self) -> bool:
+        """This copy holds the reference (the student copy does not)."""
+        return self.reference.is_dir() if self.kind == "testbench" else (RTL_DIR / f"{self.top}.sv").exists()
 
     @property
     def starter(self) -> Path:
@@ -76,7 +96,7 @@ def bench_tests(top: str) -> set[str]:
     return set(TESTS[top])
 
 
-def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
+def _group(entry: dict, hidden: bool, top: str, where: Path, lab_kind: str = "design") -> Group:
     def need(key: str) -> object:
         if key not in entry:
             raise LabError(f"{where}: a group lacks '{key}'")
@@ -84,11 +104,12 @@ def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
 
     name = str(need("name"))
     weight = float(need("weight"))  # type: ignore[arg-type]
-    if weight <= 0:
+    kinds = TESTBENCH_KINDS if lab_kind == "testbench" else KINDS
+    kind = entry.get("kind", kinds[0] if lab_kind == "testbench" else "sim")
+    if kind not in kinds:
+        raise LabError(f"{where}: group {name!r} has kind {kind!r}; use one of {', '.join(kinds)}")
+    if weight <= 0 and kind != "coverage":
         raise LabError(f"{where}: group {name!r} needs a positive weight")
-    kind = entry.get("kind", "sim")
-    if kind not in KINDS:
-        raise LabError(f"{where}: group {name!r} has kind {kind!r}; use one of {', '.join(KINDS)}")
     params = entry.get("params", {})
     unknown = set(params) - {"int_bits", "frac_bits", "levels", "count_bits", "mul_stages"}
     if unknown:
@@ -108,8 +129,24 @@ def _group(entry: dict, hidden: bool, top: str, where: Path) -> Group:
         name=name, weight=weight, hidden=hidden, covers=str(need("covers")), param_set=ParamSet(**params),
         kind=kind, tests=tests, seed=int(entry.get("seed", 1)), sweep=int(entry.get("sweep", 1000)),
         device=device, min_fmax_mhz=float(entry.get("min_fmax_mhz", 0.0)), requires=tuple(entry.get("requires", ())),
-        hint=str(entry.get("hint", "")), scoring=scoring,
+        hint=str(entry.get("hint", "")), scoring=scoring, designs=tuple(entry.get("designs", ())),
     )
+
+
+def _check_designs(group: Group, top: str, folder: Path) -> None:
+    """A testbench lab's group: coverage names no design, the others name designs that exist."""
+    where = f"lab {folder.name}: group {group.name!r}"
+    if (group.kind == "coverage") != (not group.designs):
+        raise LabError(f"{where}: " + ("a coverage group names no designs" if group.designs
+                                      else "list the designs its runs use (designs = [...])"))
+    try:
+        found = [resolve(text, group.param_set, folder, top) for text in group.designs]
+    except DesignError as problem:
+        raise LabError(f"{where}: {problem}") from None
+    if group.kind == "reference" and not all(design.correct for design in found):
+        raise LabError(f"{where} is a reference group: its designs are model:reference or rtl:reference")
+    if group.kind == "bugs" and all(design.correct for design in found):
+        raise LabError(f"{where} names no faulty design")
 
 
 def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool = True) -> Lab:
@@ -123,7 +160,10 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
     top = spec.get("top")
     if top not in tops_with("lab"):
         raise LabError(f"{spec_file}: top {top!r} is not one of {', '.join(tops_with('lab'))}")
-    groups = [_group(entry, False, top, spec_file) for entry in spec.get("group", [])]
+    lab_kind = spec.get("kind", "design")
+    if lab_kind not in LAB_KINDS:
+        raise LabError(f"{spec_file}: kind {lab_kind!r} is not one of {', '.join(LAB_KINDS)}")
+    groups = [_group(entry, False, top, spec_file, lab_kind) for entry in spec.get("group", [])]
     notes: list[str] = []
     chosen = None
     if not with_hidden:
@@ -131,7 +171,8 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
     else:
         chosen = hidden_file or folder / "hidden.toml"
         if chosen.exists():
-            groups += [_group(entry, True, top, chosen) for entry in tomllib.loads(chosen.read_text()).get("group", [])]
+            groups += [_group(entry, True, top, chosen, lab_kind)
+                       for entry in tomllib.loads(chosen.read_text()).get("group", [])]
         elif hidden_file is not None:
             raise LabError(f"HIDDEN={hidden_file}: no such file")
         else:
@@ -145,5 +186,7 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
             raise LabError(f"lab {number}: group {group.name!r} requires unknown groups {', '.join(sorted(unknown))}")
     if not groups:
         raise LabError(f"{spec_file}: no [[group]] entries")
+    for group in groups if lab_kind == "testbench" else ():
+        _check_designs(group, top, folder)
     return Lab(number, str(spec.get("title", f"lab {number}")), top, folder, float(spec.get("timeout_s", 180)),
-               tuple(groups), chosen, notes)
+               tuple(groups), chosen, notes, lab_kind, int(spec.get("seed", 1)))

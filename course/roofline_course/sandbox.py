@@ -268,6 +268,25 @@ def relocate(text: str, places: dict[Path, Path]) -> str:
     return text
 
 
+SHARED_SCRATCH = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))  # what any user may write without namespaces
+
+
+def _remove_leftovers(uid: int) -> None:
+    """The uid isolation: whatever the sandbox user left in the machine's shared scratch folders
+    goes, so no run finds what an earlier one wrote."""
+    for folder in SHARED_SCRATCH:
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.lstat().st_uid == uid:
+                    shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            except OSError:
+                continue
+
+
 def _private_folder(slot: int, unsafe: bool) -> Path:
     """A fresh working folder for one step: the sandbox user's own (mode 0700) below a parent only
     root may list; a plain folder of this user's when unsafe."""
@@ -428,6 +447,7 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         _wait_until_gone(SANDBOX_UID + slot)
     if isolation == "uid":
         shutil.rmtree(work, ignore_errors=True)
+        _remove_leftovers(SANDBOX_UID + slot)
     for reader in readers:
         reader.join(timeout=10)
     truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]

@@ -1,8 +1,8 @@
 """Which submissions look alike: copydetect's winnowed fingerprints over the files the grader staged.
 
 Only the staged copy is read (<report folder>/submission: what `make grade` unpacked and
-copied, zips included, regular Verilog files only, no links followed), never the student's
-folder itself, and each submission within MAX_SUBMISSION_BYTES. The lab's starter counts as
+copied, zips included, regular Verilog files only (a testbench lab's: Python), no links
+followed), never the student's folder itself, and each submission within MAX_SUBMISSION_BYTES. The lab's starter counts as
 boilerplate, so shared starter code does not make two submissions alike. Every graded submission
 is compared with every other; a submission that cannot be compared is listed with the reason.
 """
@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from .intake import HDL_SUFFIXES
 
 STAGED = "submission"  # where `make grade` stages a submission inside its report folder
+COMPARED = (*HDL_SUFFIXES, ".py")  # a design's Verilog; a testbench lab's (lab 6) Python
 MAX_SUBMISSION_BYTES = 1 << 20
 FLOOR = 0.5  # pairs sharing less than this share of their tokens are not listed
 NOISE_TOKENS = 25  # copydetect's k: shorter shared runs do not count
@@ -54,7 +55,7 @@ def staged_text(folder: Path) -> str:
                 info = path.lstat()
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode) or path.suffix not in HDL_SUFFIXES:
+            if not stat.S_ISREG(info.st_mode) or path.suffix not in COMPARED:
                 continue
             size += info.st_size
             if size > MAX_SUBMISSION_BYTES:
@@ -69,14 +70,14 @@ def staged_text(folder: Path) -> str:
     return text
 
 
-def _fingerprint(text: str, boilerplate: list[Any] | None = None) -> Any:
-    from copydetect import CodeFingerprint
+def _fingerprint(text: str, boilerplate: list[Any] | None = None, language: str = "design.sv") -> Any:
+    from copydetect import CodeFingerprint  # the language (the tokenizer) from the name's suffix
 
-    return CodeFingerprint("design.sv", NOISE_TOKENS, 1, boilerplate=boilerplate, fp=io.StringIO(text))
+    return CodeFingerprint(language, NOISE_TOKENS, 1, boilerplate=boilerplate, fp=io.StringIO(text))
 
 
 def starter_text(starter: Path) -> str:
-    return "\n".join(p.read_text(errors="replace") for p in sorted(starter.rglob("*")) if p.suffix in HDL_SUFFIXES)
+    return "\n".join(p.read_text(errors="replace") for p in sorted(starter.rglob("*")) if p.suffix in COMPARED)
 
 
 def similarity(folders: dict[str, str], starter: Path) -> Similarity:
@@ -87,11 +88,12 @@ def similarity(folders: dict[str, str], starter: Path) -> Similarity:
     except ImportError:
         found.left_out = [(key, "copydetect is not installed (pip install -e '.[course]')") for key in folders]
         return found
-    boilerplate = list(_fingerprint(starter_text(starter)).hashes)
+    language = "testbench.py" if any(starter.rglob("*.py")) else "design.sv"
+    boilerplate = list(_fingerprint(starter_text(starter), language=language).hashes)
     prints = {}
     for key, folder in sorted(folders.items()):
         try:
-            prints[key] = _fingerprint(staged_text(Path(folder) / STAGED), boilerplate)
+            prints[key] = _fingerprint(staged_text(Path(folder) / STAGED), boilerplate, language)
         except NotComparable as why:
             found.left_out.append((key, str(why)))
         except Exception as problem:  # noqa: BLE001 - a tokenizer on student text; one submission never costs the table
