@@ -86,22 +86,17 @@ module roofline_counts #(
   logic [LEVELS*W-1:0] level_cap_out_d;
   logic [IDX_W-1:0]    binding_d;
 
-  // The current level's operands, from tables indexed by level_q: every select in range.
-  logic [(1 << IDX_W)-1:0][W-1:0] bw_table;
-  logic [(1 << IDX_W)-1:0][C-1:0] bytes_table;
-  for (genvar l = 0; l < (1 << IDX_W); l++) begin : gen_table
-    if (l < LEVELS) begin : gen_level
-      assign bw_table[l]    = bw_q[l*W +: W];
-      assign bytes_table[l] = bytes_q[l*C +: C];
-    end else begin : gen_none
-      assign bw_table[l]    = '0;
-      assign bytes_table[l] = '0;
-    end
-  end
+  // The current level's operands, from tables of 2^IDX_W entries indexed by level_q: every
+  // select in range.
+  localparam int TABLE = 1 << IDX_W;
+  logic [TABLE*W-1:0] bw_table;
+  logic [TABLE*C-1:0] bytes_table;
+  assign bw_table    = (TABLE*W)'(bw_q);
+  assign bytes_table = (TABLE*C)'(bytes_q);
   logic [W-1:0] bw_cur;
   logic [C-1:0] bytes_cur;
-  assign bw_cur    = bw_table[level_q];
-  assign bytes_cur = bytes_table[level_q];
+  assign bw_cur    = bw_table[level_q*W +: W];
+  assign bytes_cur = bytes_table[level_q*C +: C];
 
   // The one multiplier. Its operands, by state: ops * bw_l, peak * bytes_l, then (the divider's
   // first two steps) bw_l * best_bytes and best_bw * bytes_l.
@@ -164,15 +159,14 @@ module roofline_counts #(
 
   // Each level's cap, with the one this cycle finishes, and the binding level's (the peak when
   // compute binds).
-  logic [LEVELS*W-1:0]    caps_now;
-  logic [LEVELS:0][W-1:0] caps_or_peak;
-  logic [W-1:0]           best_cap;
+  logic [LEVELS*W-1:0] caps_now;
+  logic [TABLE*W-1:0]  caps_or_peak;
+  logic [W-1:0]        best_cap;
   for (genvar l = 0; l < LEVELS; l++) begin : gen_cap
     assign caps_now[l*W +: W] = (level_done && level_q == IDX_W'(l)) ? this_cap : level_cap_q[l*W +: W];
-    assign caps_or_peak[l]    = caps_now[l*W +: W];
   end
-  assign caps_or_peak[LEVELS] = peak_q;
-  assign best_cap             = caps_or_peak[best_q];
+  assign caps_or_peak = (TABLE*W)'({peak_q, caps_now});
+  assign best_cap     = caps_or_peak[best_q*W +: W];
 
   always_comb begin
     state_d         = state_q;

@@ -50,13 +50,15 @@ class ParamSet:
         return {name: getattr(self, name.lower()) for name in MODULES[top].parameters}
 
 
-# The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
-# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's multiply in 1, 2 and
-# 3 stages.
+# The regression's parameter sets: the default format (always first), a FRAC_BITS other than 16,
+# a small format, and the deepest multiply; LEVELS 3, 4, 1 and 2; counts of 64, 48, 16 and 32 bits;
+# the pipeline's multiply in 1, 2, 3 and 4 stages. UQ20.12 has 32 bits, so MUL_STAGES 4 splits ai
+# into eight 4-bit slices with no padding: every stage of its sum tree carries real bits.
 PARAM_SETS = (
     ParamSet(),
     ParamSet(16, 12, 4, 48, mul_stages=2),
     ParamSet(8, 8, 1, 16, mul_stages=3),
+    ParamSet(20, 12, 2, 32, mul_stages=4),
 )
 DEFAULT_SET = PARAM_SETS[0]
 SMALL_SET = PARAM_SETS[2]

@@ -166,13 +166,13 @@ module props_counts #(
   localparam int QUOTIENT_W = W + 1;
   localparam int STEP_W     = $clog2(QUOTIENT_W + 1);
   // The project's FSM: 0 Idle, 1 MemorySide, 2 ComputeSide, 3 Divide.
-  logic [1:0]            probe_state_q;
-  logic [IDX_W-1:0]      probe_level_q, probe_best_q;
-  logic [W-1:0]          probe_peak_q;
-  logic [LEVELS*W-1:0]   probe_bw_q;
-  logic [C-1:0]          probe_ops_q, probe_remainder_q;
-  logic [LEVELS*C-1:0]   probe_bytes_q;
-  logic [STEP_W-1:0]     probe_steps_left_q;
+  (* keep *) logic [1:0]            probe_state_q;
+  (* keep *) logic [IDX_W-1:0]      probe_level_q, probe_best_q;
+  (* keep *) logic [W-1:0]          probe_peak_q;
+  (* keep *) logic [LEVELS*W-1:0]   probe_bw_q;
+  (* keep *) logic [C-1:0]          probe_ops_q, probe_remainder_q;
+  (* keep *) logic [LEVELS*C-1:0]   probe_bytes_q;
+  (* keep *) logic [STEP_W-1:0]     probe_steps_left_q;
 
   // Which levels the design divided (the multipliers may be cut: no product here), and the cycles
   // the levels before level_q took: 2 each, and QUOTIENT_W more for one that divided.

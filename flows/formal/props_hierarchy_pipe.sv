@@ -101,7 +101,7 @@ module props_hierarchy_pipe #(
   localparam int AI_PAD_W = CHUNKS * CHUNK_W;
   localparam int NODE_W   = AI_PAD_W + W;
   localparam int NODES    = MUL_STAGES * LEVELS * CHUNKS;
-  logic [STAGES-1:0] probe_valid_q;   // stage s holds a transaction
+  (* keep *) logic [STAGES-1:0] probe_valid_q;   // stage s holds a transaction
 
   // Stage s's transaction has the sequence number of the results delivered before it: the
   // valid stages after s come out first.
@@ -123,12 +123,12 @@ module props_hierarchy_pipe #(
   end
 
 `ifdef PROP_DATA
-  logic [W-1:0]                probe_s1_peak, probe_s3_peak;
-  logic [LEVELS*W-1:0]         probe_s1_bw, probe_s1_ai, probe_s3_level_cap;
-  logic [NODES*NODE_W-1:0]     probe_mul_q;
-  logic [MUL_STAGES*W-1:0]     probe_mul_peak_q;
-  logic [LEVELS*PRODUCT_W-1:0] probe_s3_product;
-  logic [LEVELS-1:0]           probe_s3_mem_bound;
+  (* keep *) logic [W-1:0]                probe_s1_peak, probe_s3_peak;
+  (* keep *) logic [LEVELS*W-1:0]         probe_s1_bw, probe_s1_ai, probe_s3_level_cap;
+  (* keep *) logic [NODES*NODE_W-1:0]     probe_mul_q;
+  (* keep *) logic [MUL_STAGES*W-1:0]     probe_mul_peak_q;
+  (* keep *) logic [LEVELS*PRODUCT_W-1:0] probe_s3_product;
+  (* keep *) logic [LEVELS-1:0]           probe_s3_mem_bound;
 
   // Each stage's registers are its function of its transaction's inputs.
   logic [STAGES-1:0][IN_W-1:0] f_stage_in;

@@ -120,8 +120,8 @@ module props_intensity #(
   localparam int STEPS  = C + FRAC_BITS + 1;
   localparam int STEP_W = $clog2(STEPS + 1);
   localparam int QUOTIENT_W = W + 1;
-  logic [STEP_W-1:0]     probe_steps_left_q;
-  logic [C-1:0]          probe_divisor_q, probe_remainder_q;
+  (* keep *) logic [STEP_W-1:0]     probe_steps_left_q;
+  (* keep *) logic [C-1:0]          probe_divisor_q, probe_remainder_q;
   always_comb begin
     if (rst_ni) begin
       // The project's latency: STEPS + 1 cycles, or 1 when bytes == 0.
@@ -138,9 +138,9 @@ module props_intensity #(
   // The partial quotient: after k steps, the k dividend bits brought down (the top k of
   // ops * 2^(F+1)) are quotient * bytes + remainder, with the quotient's bits above QUOTIENT_W
   // gathered in overflow_q.
-  logic [C-1:0]          probe_dividend_q;
-  logic [QUOTIENT_W-1:0] probe_quotient_q;
-  logic                  probe_overflow_q;
+  (* keep *) logic [C-1:0]          probe_dividend_q;
+  (* keep *) logic [QUOTIENT_W-1:0] probe_quotient_q;
+  (* keep *) logic                  probe_overflow_q;
   localparam int WIDE_W = QUOTIENT_W + C + 1;   // quotient * bytes + remainder, never truncated
   logic [STEP_W-1:0] f_done_steps;
   logic [WIDE_W-1:0] f_brought_down;

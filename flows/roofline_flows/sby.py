@@ -199,14 +199,18 @@ def task_files(task: Task, drop_in: str | None) -> tuple[list[Path], list[Path]]
 
 def _script(task: Task, extras: list[Path], probes: list[str] | None) -> list[str]:
     """The task's Yosys script: the drop-in's own modules read first, the probes defined and
-    connected (None: the harness elaborated with ROOFLINE_PROBES, for `attach` to list them)."""
+    connected (None: the harness elaborated and flattened with ROOFLINE_PROBES, not optimized, for
+    `attach` to list them)."""
     lines = list(task.script)
     if extras:
         first_read = next(i for i, line in enumerate(lines) if line.startswith("read_verilog"))
         lines.insert(first_read, "read_verilog -sv -formal " + " ".join(p.name for p in extras))
     if probes is None or probes:
         lines.insert(0, f"verilog_defines -D{PROBES_MACRO}")
-    if probes:
+    if probes is None:  # elaborate, flatten and stop: every wire at its declared width
+        prep = next(i for i, line in enumerate(lines) if line.startswith("prep -top "))
+        return [*lines[:prep], f"hierarchy -top {lines[prep].split()[-1]}", "proc", "flatten"]
+    if probes:  # the harness declares each probe (* keep *), so prep leaves it at its width
         lines += ["flatten", *(f"connect -set {PROBE_PREFIX}{name} dut.{name}" for name in probes)]
     return lines
 
@@ -229,7 +233,7 @@ def attach(task: Task, work: Path, command: list[str], drop_in: str | None, use_
     rtl = " ".join(p.name for p in [*extras, *files] if p.parent != FORMAL_DIR and p.parent != SBY_DIR)
     chparam = " ".join(f"-set {k} {v}" for k, v in values.items())
     script = [f"read_verilog -sv {rtl}", f"chparam {chparam} {task.unit}", f"hierarchy -top {task.unit}", "proc",
-              "write_json ports.json", "design -reset", *_script(task, extras, None), "flatten", "write_json harness.json"]
+              "write_json ports.json", "design -reset", *_script(task, extras, None), "write_json harness.json"]
     ran = subprocess.run([_yosys_of(command), "-q", "-p", "; ".join(script)], capture_output=True, text=True, cwd=folder)
     if not (folder / "ports.json").exists():
         errors = [line for line in (ran.stdout + ran.stderr).splitlines() if "ERROR" in line]
