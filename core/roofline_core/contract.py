@@ -187,7 +187,7 @@ _TABLE = (
            {**FORMAT, "LEVELS": 3},
            (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
             *_outputs(("cap_o", "W"), ("binding_o", "IDX_W"))),
-           ("roofline_param_check", "roofline_binding"),
+           ("roofline_param_check", "roofline_binding"), frozenset({"prove"}),
            lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {**FORMAT, "LEVELS": 4})),
     Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
            (*CLOCK, *_inputs(("valid_i", "1")), *_outputs(("ready_o", "1")), *_inputs(("data_i", "WIDTH")),

@@ -163,8 +163,10 @@ module props_intensity #(
       cover (done_o && sat_o && !div0_o);                        // saturation
       cover (done_o && div0_o);                                  // division by zero
       cover (done_o && !sat_o && ai_o == '1);                    // an all-ones result that is not saturated
+`ifdef PROP_DATA
       cover (done_o && !sat_o && f_twice_quotient[0]
              && f_twice_quotient * f_bytes == DIVIDEND_W'(f_ops) << (FRAC_BITS + 1));  // a rounding tie, exactly
+`endif
       cover (done_o && start_i && !busy_o);                      // back to back: a start in the done cycle
       cover (busy_o && start_i);                                 // a start ignored while busy
     end

@@ -23,7 +23,7 @@ from roofline_core.contract import CLOCK_PORTS, MODULES
 from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
 from roofline_golden import cases
 
-from . import mutants, synth
+from . import kill_matrix, synth
 
 DOCS_DIR = REPO_ROOT / "docs"
 BENCHMARK_RESULTS = REPO_ROOT / "benchmark" / "results.json"
@@ -118,7 +118,7 @@ KILL_MATRIX_RESULTS = FLOWS_DIR / "results" / "kill-matrix.json"
 def kill_matrix_table() -> str:
     if not KILL_MATRIX_RESULTS.exists():
         return f"(no results yet: run `make mutants`, then `make docs`, which copies them to `{shown(KILL_MATRIX_RESULTS)}`)"
-    return mutants.kill_matrix_table(KILL_MATRIX_RESULTS)
+    return kill_matrix.kill_matrix_table(KILL_MATRIX_RESULTS)
 
 
 EDA_RESULTS = REPO_ROOT / "benchmark" / "eda.json"
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make docs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated block is stale")
     args = parser.parse_args(argv)
-    for fresh, kept in ((BUILD_ROOT / "synth" / "results.json", SYNTH_RESULTS), (mutants.KILL_MATRIX, KILL_MATRIX_RESULTS)):
+    for fresh, kept in ((BUILD_ROOT / "synth" / "results.json", SYNTH_RESULTS), (kill_matrix.KILL_MATRIX, KILL_MATRIX_RESULTS)):
         if not args.check and refresh_results(fresh, kept):
             print(f"docs: {shown(kept)} from {shown(fresh)}")
     stale = []

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import re
 import subprocess
 import sys
 import time
@@ -30,21 +31,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from roofline_bulk.config import BULK_TOPS, SweepConfig
-from roofline_bulk.engine import run_sweep
+from roofline_bulk.engine import BULK_DIR, run_sweep
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES, PARAM_SETS, TOPS, ParamSet
 from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, REPO_ROOT, RTL_DIR, shown
 from roofline_core.runner import run_bench
 from roofline_core.tools import ToolError, tool_version, yosys_command
 
-from . import mutants_yosys, sby
+from . import kill_matrix, mutants_yosys, sby
+from .kill_matrix import KILL_MATRIX, LAYERS, write_matrix
 
 CATALOGUE = MUTANT_CATALOGUE
 PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3]}
-LAYERS = ("bench", "sweep", "proof")
-KILL_MATRIX = BUILD_ROOT / "mutants" / "kill-matrix.json"
 PROVE_TIMES = BUILD_ROOT / "prove" / "times.json"
-BULK_TB_MODULES = ("roofline_pipe_reg",)  # rtl/ modules the bulk testbench itself instantiates
+# rtl/ modules the bulk testbench itself instantiates (its input and output registers)
+BULK_TB_MODULES = tuple(name for name in MODULES if re.search(rf"\b{name}\b", (BULK_DIR / "roofline_bulk_tb.sv").read_text()))
 
 
 @dataclass(frozen=True)
@@ -270,44 +271,6 @@ def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, v
     return rows
 
 
-def matrix_lines(rows: list[Row]) -> list[str]:
-    """The kill matrix as a Markdown table: one row per mutant, one column per layer."""
-    lines = ["| mutant | class | " + " | ".join(LAYERS) + " |", "|---|---|" + "---|" * len(LAYERS)]
-    for row in rows:
-        cells = [row.cells[layer].outcome if row.cells[layer].outcome != "killed" else "**killed**" for layer in LAYERS]
-        lines.append(f"| `{row.mutant.id}` | {row.mutant.bug_class} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def write_matrix(rows: list[Row], argv: list[str], complete: bool) -> None:
-    KILL_MATRIX.parent.mkdir(parents=True, exist_ok=True)
-    document = {
-        "command": "make mutants" + (f' MUTANT_ARGS="{" ".join(argv)}"' if argv else ""),
-        "complete": complete,
-        "layers": list(LAYERS),
-        "mutants": [{"id": row.mutant.id, "class": row.mutant.bug_class, "bug": row.mutant.bug, "file": row.mutant.file,
-                     "top": row.mutant.top, "params": row.mutant.params,
-                     "layers": {layer: asdict(cell) for layer, cell in row.cells.items()}} for row in rows],
-    }
-    KILL_MATRIX.write_text(json.dumps(document, indent=1) + "\n")
-
-
-def kill_matrix_table(path: Path) -> str:
-    """The generated block of docs/mutants-and-coverage.md, from a kill-matrix JSON file."""
-    document = json.loads(path.read_text())
-    lines = ["| mutant | class | " + " | ".join(document["layers"]) + " | proof that kills it |",
-             "|---|---|" + "---|" * (len(document["layers"]) + 1)]
-    for entry in document["mutants"]:
-        cells = [entry["layers"][layer]["outcome"] for layer in document["layers"]]
-        proof = entry["layers"].get("proof", {})
-        killer = proof["detail"].split(": ")[0] if proof.get("outcome") == "killed" else ""
-        lines.append(f"| `{entry['id']}` | {entry['class']} | " + " | ".join(cells) + f" | {killer} |")
-    killed = {layer: sum(e["layers"][layer]["outcome"] == "killed" for e in document["mutants"]) for layer in document["layers"]}
-    lines += ["", f"From `{document['command']}`: {len(document['mutants'])} mutants; killed by "
-              + ", ".join(f"{layer} {count}" for layer, count in killed.items()) + "."]
-    return "\n".join(lines)
-
-
 def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
                    seed: int) -> list[mutants_yosys.MechanicalVerdict] | None:
     """Yosys `mutate` mutants of each module; None when an unmutated netlist fails its bench."""
@@ -367,10 +330,14 @@ def main(argv: list[str] | None = None) -> int:
         except ToolError as problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
+    entries = [{"id": row.mutant.id, "class": row.mutant.bug_class, "bug": row.mutant.bug, "file": row.mutant.file,
+                "top": row.mutant.top, "params": row.mutant.params,
+                "layers": {layer: asdict(cell) for layer, cell in row.cells.items()}} for row in rows]
+    command = "make mutants" + (f' MUTANT_ARGS="{" ".join(argv)}"' if argv else "")
+    document = write_matrix(entries, command, complete=args.only is None and layers == LAYERS)
     print("\nkill matrix (bench: make sim RTL=<the mutant>; sweep: a bulk sweep on Icarus; proof: make prove RTL=<the mutant>):")
-    for line in matrix_lines(rows):
+    for line in kill_matrix.table(document).splitlines():
         print("  " + line)
-    write_matrix(rows, argv, complete=args.only is None and layers == LAYERS)
     print(f"kill matrix written to {shown(KILL_MATRIX)}")
     killed = sum(row.killed for row in rows)
     print(f"make mutants: hand-written {killed}/{len(rows)} killed by some layer ({100 * killed / len(rows):.0f}%); "

@@ -58,6 +58,7 @@ class Task:
     options: tuple[str, ...] = ()  # the [options] lines that apply to this task
     script: tuple[str, ...] = ()   # the [script] lines that apply to this task
     ports_only_depth: int = 0      # the depth when the design lacks the probed signals (0: depth)
+    engines: tuple[str, ...] = ()  # the [engines] lines that apply to this task
 
     def depth_for(self, probes: bool) -> int:
         return self.depth if probes or not self.ports_only_depth else self.ports_only_depth
@@ -151,7 +152,8 @@ def tasks(folder: Path = SBY_DIR) -> list[Task]:
                 if line.startswith("chparam"):
                     params.update({k: int(v) for k, v in re.findall(r"-set (\w+) (\d+)", line)})
             found.append(Task(sby, name, options.get("mode", "bmc"), int(options.get("depth", 20)), params,
-                              tuple(option_lines), tuple(script), int(options.get(PORTS_ONLY_DEPTH, 0))))
+                              tuple(option_lines), tuple(script), int(options.get(PORTS_ONLY_DEPTH, 0)),
+                              tuple(_for_task(sections.get("engines", []), name, set(tags)))))
     return found
 
 
@@ -300,10 +302,9 @@ def staged(task: Task, work: Path, drop_in: str | None, probes: list[str]) -> Pa
     """A one-task .sby for this run: its options, its script with the probes connected, and its files
     (RTL= replaces rtl/ files by name and adds the drop-in's own)."""
     files, extras = task_files(task, drop_in)
-    sections = _sections(task.sby.read_text())
     options = [line if not line.startswith("depth ") else f"depth {task.depth_for(bool(probes))}" for line in task.options]
     text = [f"# {task.unit}.{task.name}, staged by make prove from {shown(task.sby)}", "[options]", *options,
-            "", "[engines]", *sections.get("engines", []), "", "[script]", *_script(task, extras, probes),
+            "", "[engines]", *task.engines, "", "[script]", *_script(task, extras, probes),
             "", "[files]", *(str(path) for path in [*files, *extras])]
     work.mkdir(parents=True, exist_ok=True)
     copy = work / f"{task.unit}_{task.name}.sby"
