@@ -53,12 +53,13 @@ module props_counts #(
   );
 
   logic past_valid = 1'b0;
-  logic past_reset, past_rst_n;
+  logic past_reset, past_rst_n, past_running;
   logic [W+LEVELS*W+1+IDX_W-1:0] past_results;
   always_ff @(posedge clk_i) begin
     past_valid   <= 1'b1;
     past_reset   <= !rst_ni;
     past_rst_n  <= rst_ni;
+    past_running <= running;
     past_results <= {cap_o, level_cap_o, mem_bound_o, binding_o};
   end
   always_comb if (!past_valid) assume (!rst_ni);
@@ -230,7 +231,7 @@ module props_counts #(
       cover (done_o && start_i && !busy_o);                                    // back to back
       cover (busy_o && start_i);                                               // a start ignored while busy
     end
-    if (past_valid) cover (!rst_ni && past_rst_n && running);                 // a reset mid-placement
+    if (past_valid) cover (!rst_ni && past_rst_n && past_running);                 // a reset mid-placement
   end
   if (LEVELS > 1) begin : g_tie
     always_ff @(posedge clk_i) begin

@@ -43,12 +43,13 @@ module props_intensity #(
   );
 
   logic past_valid = 1'b0;
-  logic past_reset, past_rst_n;
+  logic past_reset, past_rst_n, past_running;
   logic [W+2:0] past_results;
   always_ff @(posedge clk_i) begin
     past_valid   <= 1'b1;
     past_reset   <= !rst_ni;
     past_rst_n  <= rst_ni;
+    past_running <= running;
     past_results <= {ai_o, sat_o, div0_o};
   end
   always_comb if (!past_valid) assume (!rst_ni);
@@ -170,7 +171,7 @@ module props_intensity #(
       cover (done_o && start_i && !busy_o);                      // back to back: a start in the done cycle
       cover (busy_o && start_i);                                 // a start ignored while busy
     end
-    if (past_valid) cover (!rst_ni && past_rst_n && running);   // a reset mid-division
+    if (past_valid) cover (!rst_ni && past_rst_n && past_running);   // a reset mid-division
   end
 endmodule
 `default_nettype wire

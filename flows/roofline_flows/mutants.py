@@ -9,8 +9,8 @@ in the mutant's own folder and swapped in with the drop-in rule. The layers:
   from the mutated file (the bulk testbench's own registers are roofline_pipe_reg), else n/a;
 - proof: the SymbiYosys tasks that read the mutated file and that the project's RTL passed in the
   last make prove (build/prove/times.json), through sby.run with the drop-in rule again: the
-  catalogue's `proof` tasks first, then the rest fastest first; the first that fails kills it.
-  Covers are not run.
+  catalogue's `proof` tasks first, then the fastest first while their times fit --proof-budget;
+  the first that fails kills it. Covers are not run.
 Each cell is killed, survived or n/a (error: it did not build, or a proof timed out). A mutant that
 no layer kills fails the run, as does one that does not build. The matrix is printed and written
 to build/mutants/kill-matrix.json; `make docs` puts a complete run's in docs/mutants-and-coverage.md.
@@ -158,7 +158,8 @@ def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
 def _bench(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Verdict:
     started = time.monotonic()
     try:
-        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=vectors, rtl=str(mutated)))
+        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=vectors, rtl=str(mutated)),
+                           quiet=True)
     except SystemExit:
         return Verdict(mutant, False, "did not build, so it proves nothing", time.monotonic() - started)
     seconds = time.monotonic() - started
@@ -209,8 +210,19 @@ def proof_tasks(mutant: Mutant) -> list[sby.Task]:
                                         times.get(f"{t.unit}.{t.name}", 1e9)))
 
 
-def proof_layer(mutant: Mutant, mutated: Path, timeout: float) -> Cell:
+def proof_layer(mutant: Mutant, mutated: Path, timeout: float, budget: float) -> Cell:
     found = proof_tasks(mutant)
+    times = json.loads(PROVE_TIMES.read_text()) if PROVE_TIMES.exists() else {}
+    # The catalogue's tasks, then the fastest ones while their times from make prove fit the budget.
+    within, spent = [], 0.0
+    for task in found:
+        name = f"{task.unit}.{task.name}"
+        if name not in mutant.proof and spent + times.get(name, 0.0) > budget:
+            continue
+        within.append(task)
+        spent += 0.0 if name in mutant.proof else times.get(name, 0.0)
+    skipped = len(found) - len(within)
+    found = within
     if not PROVE_TIMES.exists():
         return Cell("error", f"no {shown(PROVE_TIMES)}: run make prove first (a mutant is judged by the proofs the RTL passes)")
     if not found:
@@ -232,11 +244,12 @@ def proof_layer(mutant: Mutant, mutated: Path, timeout: float) -> Cell:
     seconds = time.monotonic() - started
     if problems:
         return Cell("error", "; ".join(problems), seconds)
-    return Cell("survived", f"{len(tried)} tasks passed", seconds)
+    beyond = f"; {skipped} slower ones beyond the --proof-budget not run" if skipped else ""
+    return Cell("survived", f"{len(tried)} tasks passed{beyond}", seconds)
 
 
 def run_row(mutant: Mutant, seed: int, vectors: int, sweep_vectors: int, layers: tuple[str, ...],
-            proof_timeout: float) -> Row:
+            proof_timeout: float, proof_budget: float) -> Row:
     row = Row(mutant)
     try:
         mutated = apply(mutant, BUILD_ROOT / "mutants" / mutant.id)
@@ -251,16 +264,16 @@ def run_row(mutant: Mutant, seed: int, vectors: int, sweep_vectors: int, layers:
         elif layer == "sweep":
             row.cells[layer] = sweep_layer(mutant, mutated, seed, sweep_vectors)
         else:
-            row.cells[layer] = proof_layer(mutant, mutated, proof_timeout)
+            row.cells[layer] = proof_layer(mutant, mutated, proof_timeout, proof_budget)
     return row
 
 
 def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, vectors: int, sweep_vectors: int,
-                  layers: tuple[str, ...], proof_timeout: float) -> list[Row]:
+                  layers: tuple[str, ...], proof_timeout: float, proof_budget: float) -> list[Row]:
     print(f"make mutants: {len(mutants)} hand-written mutants from {CATALOGUE.relative_to(REPO_ROOT)} through "
           f"{', '.join(layers)} ({icarus_version()}, seed {seed}, {vectors} bench vectors, {sweep_vectors} sweep vectors)",
           flush=True)
-    futures = [pool.submit(run_row, m, seed, vectors, sweep_vectors, layers, proof_timeout) for m in mutants]
+    futures = [pool.submit(run_row, m, seed, vectors, sweep_vectors, layers, proof_timeout, proof_budget) for m in mutants]
     rows = []
     for done, future in enumerate(futures, 1):
         row = future.result()
@@ -306,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep-vectors", type=int, default=20000, help="vectors of the bulk-sweep layer")
     parser.add_argument("--layers", default=",".join(LAYERS), help="the layers to run, comma separated")
     parser.add_argument("--proof-timeout", type=float, default=600.0, help="seconds allowed per proof task")
+    parser.add_argument("--proof-budget", type=float, default=120.0,
+                        help="seconds of proof (by make prove's times) per mutant beyond its catalogue tasks")
     parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
     parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
     parser.add_argument("--mechanical", type=int, default=30,
@@ -323,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-        rows = run_catalogue(pool, mutants, args.seed, args.sweep, args.sweep_vectors, layers, args.proof_timeout)
+        rows = run_catalogue(pool, mutants, args.seed, args.sweep, args.sweep_vectors, layers, args.proof_timeout,
+                             args.proof_budget)
         try:
             mechanical = (run_mechanical(pool, args.mechanical, args.mechanical_sequential, args.seed)
                           if args.mechanical + args.mechanical_sequential > 0 and args.only is None else [])
