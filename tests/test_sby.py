@@ -86,7 +86,7 @@ def test_an_independent_pipe_reg_proves_by_its_ports_alone(command: list[str], t
 @pytest.mark.full
 def test_an_independent_hierarchy_pipe_is_checked_by_its_ports(command: list[str], tmp_path: Path) -> None:
     """Its registers are not the project's, so no invariant attaches: bounded from reset, never PROVED."""
-    outcome = sby.run(TASKS["roofline_hierarchy_pipe.data_uq2_2_l2_mul1"], tmp_path, command, timeout=900,
+    outcome = sby.run(TASKS["roofline_hierarchy_pipe.control_uq24_16_l3_mul1"], tmp_path, command, timeout=900,
                       drop_in=str(INDEPENDENT / "roofline_hierarchy_pipe.sv"))
     assert outcome.passed, "\n".join([outcome.summary, *outcome.detail])
     assert outcome.attachment is not None and outcome.attachment.drop_in and outcome.attachment.missing
