@@ -302,7 +302,9 @@ def staged(task: Task, work: Path, drop_in: str | None, probes: list[str]) -> Pa
     """A one-task .sby for this run: its options, its script with the probes connected, and its files
     (RTL= replaces rtl/ files by name and adds the drop-in's own)."""
     files, extras = task_files(task, drop_in)
-    options = [line if not line.startswith("depth ") else f"depth {task.depth_for(bool(probes))}" for line in task.options]
+    settings = dict(line.split(None, 1) for line in task.options)  # a task's own line overrides its tag's
+    settings["depth"] = str(task.depth_for(bool(probes)))
+    options = [f"{key} {value}" for key, value in settings.items()]
     text = [f"# {task.unit}.{task.name}, staged by make prove from {shown(task.sby)}", "[options]", *options,
             "", "[engines]", *task.engines, "", "[script]", *_script(task, extras, probes),
             "", "[files]", *(str(path) for path in [*files, *extras])]
