@@ -73,16 +73,17 @@ def test_the_kill_matrix_runs_each_layer_where_it_applies(tmp_path: Path, monkey
     assert mutants.sweep_top(by_id["pipe_reg_loads_while_full"]) == "roofline_attainable"  # the bulk testbench's registers
     assert mutants.sweep_top(by_id["intensity_saturates_early"]) is None
     times = tmp_path / "times.json"
-    times.write_text(json.dumps({"roofline_hierarchy_pipe.data_uq4_4_l2_mul4": 90.0,
+    times.write_text(json.dumps({"roofline_hierarchy_pipe.data_uq2_2_l2_mul1": 150.0,
                                  "roofline_hierarchy_pipe.control_uq24_16_l3_mul1": 7.0,
                                  "roofline_round_cap.verdict": 1.0}))
     monkeypatch.setattr(mutants, "PROVE_TIMES", times)
-    tree = [f"{t.unit}.{t.name}" for t in mutants.proof_tasks(by_id["tree_top_shift"])]
-    assert tree == ["roofline_hierarchy_pipe.data_uq4_4_l2_mul4", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1"]
+    # The catalogue's task first (the one that reaches the stalled stage), then the fastest.
+    stalled = [f"{t.unit}.{t.name}" for t in mutants.proof_tasks(by_id["pipe_round_stage_loads_while_stalled"])]
+    assert stalled == ["roofline_hierarchy_pipe.data_uq2_2_l2_mul1", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1"]
     # Only tasks the project's RTL passed (in times.json), only tasks that read the file, fastest first.
     assert [f"{t.unit}.{t.name}" for t in mutants.proof_tasks(by_id["verdict_direction"])] == [
         "roofline_round_cap.verdict", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1",
-        "roofline_hierarchy_pipe.data_uq4_4_l2_mul4"]
+        "roofline_hierarchy_pipe.data_uq2_2_l2_mul1"]
     assert mutants.proof_tasks(by_id["div0_result_zero"]) == []
 
 
