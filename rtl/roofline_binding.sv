@@ -27,6 +27,12 @@ module roofline_binding #(
   localparam int COMPARE_W = W + FRAC_BITS;
   localparam logic [IDX_W-1:0] COMPUTE_BINDS = IDX_W'(LEVELS);
 
+  roofline_param_check #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS),
+    .LEVELS   (LEVELS)
+  ) u_param_check ();
+
   logic [COMPARE_W-1:0] best_product;
   logic [COMPARE_W-1:0] unused_best_product;
 

@@ -8,40 +8,48 @@
 // binding_o is LEVELS when the compute roof binds. bytes_l == 0 means no traffic at that
 // level: it is never memory-bound.
 //
-// Sequential: one level after another, one comparison cycle and, for a memory-bound level,
-// a restoring division of 2 * ops * bw_l by bytes_l, one quotient bit per clock.
+// Sequential: one level after another, with one W x COUNT_BITS multiplier shared by every
+// product. A level takes two cycles: ops * bw_l, then peak * bytes_l and the verdict. A
+// memory-bound level then divides 2 * ops * bw_l by bytes_l, one quotient bit per clock, W + 1
+// bits: its quotient is below 2 * peak < 2^(W+1), so the dividend's top COUNT_BITS bits are
+// below bytes_l and load the remainder at once. The divider's first two cycles put the shared
+// multiplier to the binding comparison, bw_l * best_bytes and then best_bw * bytes_l.
+//
 // Handshake as roofline_intensity: start_i is sampled while busy_o is low; done_o pulses for
-// one cycle with every output valid, and they hold until the next done_o.
-// Latency: at most LEVELS * (COUNT_BITS + INT_BITS + FRAC_BITS + 2) + 2 cycles.
+// one cycle with every output valid, and every output holds until the next done_o.
+// Latency, from the cycle in which start_i is sampled to the cycle in which done_o is high:
+//   1 + 2 * LEVELS + (W + 1) * (memory-bound levels) cycles, at most LEVELS * (W + 3) + 1.
+// busy_o is low in the done_o cycle, so placements can run back to back.
 module roofline_counts #(
   parameter int INT_BITS   = 24,
   parameter int FRAC_BITS  = 16,
   parameter int LEVELS     = 3,
   parameter int COUNT_BITS = 64
 ) (
-  input  logic                                 clk_i,
-  input  logic                                 rst_ni,
-  input  logic                                 start_i,
-  input  logic [INT_BITS+FRAC_BITS-1:0]        peak_i,   // GFLOP/s
-  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] bw_i,   // GB/s per level
-  input  logic [COUNT_BITS-1:0]                ops_i,    // FLOP
-  input  logic [LEVELS*COUNT_BITS-1:0]         bytes_i,  // B per level
-  output logic                                 busy_o,
-  output logic                                 done_o,
-  output logic [INT_BITS+FRAC_BITS-1:0]        cap_o,
+  input  logic                                   clk_i,
+  input  logic                                   rst_ni,
+  input  logic                                   start_i,
+  input  logic [INT_BITS+FRAC_BITS-1:0]          peak_i,   // GFLOP/s
+  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] bw_i,     // GB/s per level
+  input  logic [COUNT_BITS-1:0]                  ops_i,    // FLOP
+  input  logic [LEVELS*COUNT_BITS-1:0]           bytes_i,  // B per level
+  output logic                                   busy_o,
+  output logic                                   done_o,
+  output logic [INT_BITS+FRAC_BITS-1:0]          cap_o,
   output logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] level_cap_o,
-  output logic                                 mem_bound_o,
-  output logic [$clog2(LEVELS+1)-1:0]          binding_o
+  output logic                                   mem_bound_o,
+  output logic [$clog2(LEVELS+1)-1:0]            binding_o
 );
   localparam int W          = INT_BITS + FRAC_BITS;
   localparam int C          = COUNT_BITS;
   localparam int IDX_W      = $clog2(LEVELS + 1);
-  localparam int PRODUCT_W  = C + W;           // ops * bw and peak * bytes, exactly
-  localparam int DIVIDEND_W = PRODUCT_W + 1;   // 2 * ops * bw: one bit below the result's LSB
-  localparam int QUOTIENT_W = W + 1;           // a memory-bound quotient is below 2 * peak
-  localparam int STEP_W     = $clog2(DIVIDEND_W + 1);
+  localparam int PRODUCT_W  = C + W;          // every product: a W-bit rate times a C-bit count
+  localparam int QUOTIENT_W = W + 1;          // 2 * ops * bw / bytes of a memory-bound level
+  localparam int STEP_W     = $clog2(QUOTIENT_W + 1);
   localparam logic [IDX_W-1:0]  COMPUTE_BINDS = IDX_W'(LEVELS);
   localparam logic [IDX_W-1:0]  LAST_LEVEL    = IDX_W'(LEVELS - 1);
+  localparam logic [STEP_W-1:0] FIRST_STEP    = STEP_W'(QUOTIENT_W);
+  localparam logic [STEP_W-1:0] SECOND_STEP   = STEP_W'(QUOTIENT_W - 1);
   localparam logic [STEP_W-1:0] LAST_STEP     = STEP_W'(1);
 
   roofline_param_check #(
@@ -51,75 +59,196 @@ module roofline_counts #(
     .COUNT_BITS(COUNT_BITS)
   ) u_param_check ();
 
-  typedef enum logic [1:0] {Idle, Compare, Divide, Finish} state_e;
-  state_e state_q;
+  // MemorySide: ops * bw_l. ComputeSide: peak * bytes_l and the verdict. Divide: the quotient.
+  typedef enum logic [1:0] {Idle, MemorySide, ComputeSide, Divide} state_e;
+  state_e state_q, state_d;
 
-  logic [W-1:0]        peak_q;
-  logic [LEVELS*W-1:0] bw_q;
-  logic [C-1:0]        ops_q;
-  logic [LEVELS*C-1:0] bytes_q;
-  logic [IDX_W-1:0]    level_q;     // the level being compared or divided
-  logic [IDX_W-1:0]    best_q;      // the binding level so far, COMPUTE_BINDS for none
-  logic [W-1:0]        best_bw_q;
-  logic [C-1:0]        best_bytes_q;
+  // The placement's operands, held while busy.
+  logic [W-1:0]        peak_q, peak_d;
+  logic [LEVELS*W-1:0] bw_q, bw_d;
+  logic [C-1:0]        ops_q, ops_d;
+  logic [LEVELS*C-1:0] bytes_q, bytes_d;
+  // The level being placed, and the binding level so far (COMPUTE_BINDS for none) with its operands.
+  logic [IDX_W-1:0]    level_q, level_d;
+  logic [IDX_W-1:0]    best_q, best_d;
+  logic [W-1:0]        best_bw_q, best_bw_d;
+  logic [C-1:0]        best_bytes_q, best_bytes_d;
+  // The last product, the caps found so far, and the divider.
+  logic [PRODUCT_W-1:0]  product_q, product_d;
+  logic [LEVELS*W-1:0]   level_cap_q, level_cap_d;
+  logic [QUOTIENT_W-1:0] dividend_q, dividend_d;   // the dividend bits still to bring down, MSB first
+  logic [C-1:0]          remainder_q, remainder_d;
+  logic [QUOTIENT_W-1:0] quotient_q, quotient_d;
+  logic [STEP_W-1:0]     steps_left_q, steps_left_d;
+  // The outputs.
+  logic                busy_d, done_d, mem_bound_d;
+  logic [W-1:0]        cap_d;
+  logic [LEVELS*W-1:0] level_cap_out_d;
+  logic [IDX_W-1:0]    binding_d;
 
-  // The current level's operands and its comparisons, at full precision.
-  logic [W-1:0]         bw_cur;
-  logic [C-1:0]         bytes_cur;
-  logic [PRODUCT_W-1:0] memory_side, compute_side, current_vs_best, best_vs_current;
-  logic                 mem_bound_cur, takes_lead;
+  // The current level's operands, from tables of 2^IDX_W entries indexed by level_q: every
+  // select in range.
+  localparam int TABLE = 1 << IDX_W;
+  logic [TABLE*W-1:0] bw_table;
+  logic [TABLE*C-1:0] bytes_table;
+  assign bw_table    = (TABLE*W)'(bw_q);
+  assign bytes_table = (TABLE*C)'(bytes_q);
+  logic [W-1:0] bw_cur;
+  logic [C-1:0] bytes_cur;
+  assign bw_cur    = bw_table[level_q*W +: W];
+  assign bytes_cur = bytes_table[level_q*C +: C];
 
-  assign bw_cur          = bw_q[level_q*W +: W];
-  assign bytes_cur       = bytes_q[level_q*C +: C];
-  assign memory_side     = PRODUCT_W'(ops_q) * PRODUCT_W'(bw_cur);
-  assign compute_side    = PRODUCT_W'(peak_q) * PRODUCT_W'(bytes_cur);
-  assign mem_bound_cur   = (bytes_cur != '0) && (memory_side < compute_side);
-  // ops * bw_cur / bytes_cur < ops * best_bw / best_bytes, with ops > 0 cancelled; with
-  // ops == 0 every memory-bound level's cap is 0, a tie the lowest index wins.
-  assign current_vs_best = PRODUCT_W'(bw_cur) * PRODUCT_W'(best_bytes_q);
-  assign best_vs_current = PRODUCT_W'(best_bw_q) * PRODUCT_W'(bytes_cur);
-  assign takes_lead      = mem_bound_cur
-                         && ((best_q == COMPUTE_BINDS) || ((ops_q != '0) && (current_vs_best < best_vs_current)));
+  // The one multiplier. Its operands, by state: ops * bw_l, peak * bytes_l, then (the divider's
+  // first two steps) bw_l * best_bytes and best_bw * bytes_l.
+  logic [W-1:0]         mul_rate;
+  logic [C-1:0]         mul_count;
+  logic [PRODUCT_W-1:0] product;
+  logic                 lead_first;
+  assign lead_first = steps_left_q == FIRST_STEP;
+  assign mul_rate   = (state_q == ComputeSide) ? peak_q
+                    : (state_q == Divide && !lead_first) ? best_bw_q : bw_cur;
+  assign mul_count  = (state_q == ComputeSide) ? bytes_cur
+                    : (state_q == Divide) ? (lead_first ? best_bytes_q : bytes_cur) : ops_q;
+  assign product    = PRODUCT_W'(mul_rate) * PRODUCT_W'(mul_count);
 
-  // The restoring divider: 2 * ops * bw_cur / bytes_cur.
-  logic [DIVIDEND_W-1:0] dividend_q;
-  logic [C-1:0]          remainder_q;
-  logic [QUOTIENT_W-1:0] quotient_q;
-  logic [STEP_W-1:0]     steps_left_q;
-  logic [C-1:0]          remainder_d;
-  logic [QUOTIENT_W-1:0] quotient_d, quotient_plus_half;
+  // In ComputeSide, product_q is ops * bw_l and product is peak * bytes_l: the verdict.
+  logic mem_bound_cur;
+  assign mem_bound_cur = (bytes_cur != '0) && (product_q < product);
+  // In the divider's second step, product_q is bw_l * best_bytes and product is best_bw * bytes_l:
+  // ops * bw_l / bytes_l < ops * best_bw / best_bytes with ops > 0 cancelled. With ops == 0 every
+  // memory-bound level's cap is 0, a tie the lowest index wins.
+  logic takes_lead;
+  assign takes_lead = (best_q == COMPUTE_BINDS) || ((ops_q != '0) && (product_q < product));
+
+  // One restoring step of 2 * ops * bw_l / bytes_l. The quotient has QUOTIENT_W bits, so the bit
+  // the step shifts out of it is always zero.
+  logic [C-1:0]          step_remainder;
+  logic [QUOTIENT_W-1:0] step_quotient;
   logic                  quotient_carry;
-  logic                  unused_bits;
-
-  // Higher quotient bits are zero: a memory-bound quotient is below 2 * peak < 2^(W+1), so
-  // the bit the step shifts out is unused.
   roofline_div_step #(
     .WIDTH     (C),
     .QUOTIENT_W(QUOTIENT_W)
   ) u_step (
     .remainder_i(remainder_q),
-    .next_bit_i (dividend_q[DIVIDEND_W-1]),
+    .next_bit_i (dividend_q[QUOTIENT_W-1]),
     .divisor_i  (bytes_cur),
     .quotient_i (quotient_q),
-    .remainder_o(remainder_d),
-    .quotient_o (quotient_d),
+    .remainder_o(step_remainder),
+    .quotient_o (step_quotient),
     .carry_out_o(quotient_carry)
   );
-  assign quotient_plus_half = quotient_d + QUOTIENT_W'(1);
+  logic [QUOTIENT_W-1:0] quotient_plus_half;
+  logic [W-1:0]          rounded_cap;   // round(quotient / 2), ties up
+  logic                  unused_bits;
+  assign quotient_plus_half = step_quotient + QUOTIENT_W'(1);
+  assign rounded_cap        = quotient_plus_half[QUOTIENT_W-1:1];
   assign unused_bits        = quotient_carry ^ quotient_plus_half[0];
 
-  logic last_level;
-  assign last_level = level_q == LAST_LEVEL;
+  // The dividend 2 * ops * bw_l (product_q in ComputeSide): its top C bits are the first
+  // remainder, the low W + 1 bits are brought down.
+  logic [C-1:0]          dividend_top;
+  logic [QUOTIENT_W-1:0] dividend_low;
+  assign dividend_top = product_q[PRODUCT_W-1 -: C];
+  assign dividend_low = {product_q[W-1:0], 1'b0};
+
+  // A level is finished in ComputeSide when it is compute-bound, and in the divider's last step.
+  logic         level_done;
+  logic [W-1:0] this_cap;
+  assign level_done = (state_q == ComputeSide && !mem_bound_cur) || (state_q == Divide && steps_left_q == LAST_STEP);
+  assign this_cap   = (state_q == Divide) ? rounded_cap : peak_q;
+
+  // Each level's cap, with the one this cycle finishes, and the binding level's (the peak when
+  // compute binds).
+  logic [LEVELS*W-1:0] caps_now;
+  logic [TABLE*W-1:0]  caps_or_peak;
+  logic [W-1:0]        best_cap;
+  for (genvar l = 0; l < LEVELS; l++) begin : gen_cap
+    assign caps_now[l*W +: W] = (level_done && level_q == IDX_W'(l)) ? this_cap : level_cap_q[l*W +: W];
+  end
+  assign caps_or_peak = (TABLE*W)'({peak_q, caps_now});
+  assign best_cap     = caps_or_peak[best_q*W +: W];
+
+  always_comb begin
+    state_d         = state_q;
+    peak_d          = peak_q;
+    bw_d            = bw_q;
+    ops_d           = ops_q;
+    bytes_d         = bytes_q;
+    level_d         = level_q;
+    best_d          = best_q;
+    best_bw_d       = best_bw_q;
+    best_bytes_d    = best_bytes_q;
+    product_d       = product_q;
+    level_cap_d     = caps_now;
+    dividend_d      = dividend_q;
+    remainder_d     = remainder_q;
+    quotient_d      = quotient_q;
+    steps_left_d    = steps_left_q;
+    busy_d          = busy_o;
+    done_d          = 1'b0;
+    cap_d           = cap_o;
+    level_cap_out_d = level_cap_o;
+    mem_bound_d     = mem_bound_o;
+    binding_d       = binding_o;
+    case (state_q)
+      Idle: begin
+        if (start_i) begin
+          state_d = MemorySide;
+          busy_d  = 1'b1;
+          peak_d  = peak_i;
+          bw_d    = bw_i;
+          ops_d   = ops_i;
+          bytes_d = bytes_i;
+          level_d = '0;
+          best_d  = COMPUTE_BINDS;
+        end
+      end
+      MemorySide: begin
+        product_d = product;
+        state_d   = ComputeSide;
+      end
+      ComputeSide: begin
+        if (mem_bound_cur) begin
+          state_d      = Divide;
+          dividend_d   = dividend_low;
+          remainder_d  = dividend_top;
+          quotient_d   = '0;
+          steps_left_d = FIRST_STEP;
+        end
+      end
+      Divide: begin
+        dividend_d   = dividend_q << 1;
+        remainder_d  = step_remainder;
+        quotient_d   = step_quotient;
+        steps_left_d = steps_left_q - STEP_W'(1);
+        if (lead_first) product_d = product;
+        if (steps_left_q == SECOND_STEP && takes_lead) begin
+          best_d       = level_q;
+          best_bw_d    = bw_cur;
+          best_bytes_d = bytes_cur;
+        end
+      end
+      default: state_d = Idle;
+    endcase
+    if (level_done) begin
+      if (level_q == LAST_LEVEL) begin
+        state_d         = Idle;
+        busy_d          = 1'b0;
+        done_d          = 1'b1;
+        cap_d           = best_cap;
+        level_cap_out_d = caps_now;
+        mem_bound_d     = best_q != COMPUTE_BINDS;
+        binding_d       = best_q;
+      end else begin
+        state_d = MemorySide;
+        level_d = level_q + IDX_W'(1);
+      end
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q      <= Idle;
-      busy_o       <= 1'b0;
-      done_o       <= 1'b0;
-      cap_o        <= '0;
-      level_cap_o  <= '0;
-      mem_bound_o  <= 1'b0;
-      binding_o    <= '0;
       peak_q       <= '0;
       bw_q         <= '0;
       ops_q        <= '0;
@@ -128,69 +257,41 @@ module roofline_counts #(
       best_q       <= COMPUTE_BINDS;
       best_bw_q    <= '0;
       best_bytes_q <= '0;
+      product_q    <= '0;
+      level_cap_q  <= '0;
       dividend_q   <= '0;
       remainder_q  <= '0;
       quotient_q   <= '0;
       steps_left_q <= '0;
+      busy_o       <= 1'b0;
+      done_o       <= 1'b0;
+      cap_o        <= '0;
+      level_cap_o  <= '0;
+      mem_bound_o  <= 1'b0;
+      binding_o    <= '0;
     end else begin
-      done_o <= 1'b0;
-      case (state_q)
-        Idle: begin
-          if (start_i) begin
-            state_q <= Compare;
-            busy_o  <= 1'b1;
-            peak_q  <= peak_i;
-            bw_q    <= bw_i;
-            ops_q   <= ops_i;
-            bytes_q <= bytes_i;
-            level_q <= '0;
-            best_q  <= COMPUTE_BINDS;
-          end
-        end
-        Compare: begin
-          if (takes_lead) begin
-            best_q       <= level_q;
-            best_bw_q    <= bw_cur;
-            best_bytes_q <= bytes_cur;
-          end
-          if (mem_bound_cur) begin
-            state_q      <= Divide;
-            dividend_q   <= {memory_side, 1'b0};
-            remainder_q  <= '0;
-            quotient_q   <= '0;
-            steps_left_q <= STEP_W'(DIVIDEND_W);
-          end else begin
-            level_cap_o[level_q*W +: W] <= peak_q;
-            level_q <= level_q + IDX_W'(1);
-            state_q <= last_level ? Finish : Compare;
-          end
-        end
-        Divide: begin
-          dividend_q   <= dividend_q << 1;
-          remainder_q  <= remainder_d;
-          quotient_q   <= quotient_d;
-          steps_left_q <= steps_left_q - STEP_W'(1);
-          if (steps_left_q == LAST_STEP) begin
-            level_cap_o[level_q*W +: W] <= quotient_plus_half[QUOTIENT_W-1:1];
-            level_q <= level_q + IDX_W'(1);
-            state_q <= last_level ? Finish : Compare;
-          end
-        end
-        Finish: begin
-          state_q     <= Idle;
-          busy_o      <= 1'b0;
-          done_o      <= 1'b1;
-          binding_o   <= best_q;
-          mem_bound_o <= best_q != COMPUTE_BINDS;
-          cap_o       <= (best_q == COMPUTE_BINDS) ? peak_q : level_cap_o[best_q*W +: W];
-        end
-        default: state_q <= Idle;
-      endcase
+      state_q      <= state_d;
+      peak_q       <= peak_d;
+      bw_q         <= bw_d;
+      ops_q        <= ops_d;
+      bytes_q      <= bytes_d;
+      level_q      <= level_d;
+      best_q       <= best_d;
+      best_bw_q    <= best_bw_d;
+      best_bytes_q <= best_bytes_d;
+      product_q    <= product_d;
+      level_cap_q  <= level_cap_d;
+      dividend_q   <= dividend_d;
+      remainder_q  <= remainder_d;
+      quotient_q   <= quotient_d;
+      steps_left_q <= steps_left_d;
+      busy_o       <= busy_d;
+      done_o       <= done_d;
+      cap_o        <= cap_d;
+      level_cap_o  <= level_cap_out_d;
+      mem_bound_o  <= mem_bound_d;
+      binding_o    <= binding_d;
     end
   end
-
-`ifdef ROOFLINE_FORMAL
-`include "roofline_counts_props.svh"
-`endif
 endmodule
 `default_nettype wire

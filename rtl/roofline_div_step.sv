@@ -16,6 +16,11 @@ module roofline_div_step #(
   output logic [QUOTIENT_W-1:0] quotient_o,
   output logic                  carry_out_o   // quotient_i's top bit, shifted out by this step
 );
+  roofline_param_check #(
+    .WIDTH     (WIDTH),
+    .QUOTIENT_W(QUOTIENT_W)
+  ) u_param_check ();
+
   logic [WIDTH:0] partial;
   logic [WIDTH:0] difference;
   logic           fits;

@@ -181,8 +181,5 @@ module roofline_hierarchy_pipe #(
     end
   end
 
-`ifdef ROOFLINE_FORMAL
-`include "roofline_hierarchy_pipe_props.svh"
-`endif
 endmodule
 `default_nettype wire

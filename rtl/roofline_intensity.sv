@@ -39,18 +39,20 @@ module roofline_intensity #(
     .COUNT_BITS(COUNT_BITS)
   ) u_param_check ();
 
-  logic [COUNT_BITS-1:0] dividend_q;   // dividend bits still to bring down, MSB first
-  logic [COUNT_BITS-1:0] divisor_q;
-  logic [COUNT_BITS-1:0] remainder_q;
-  logic [QUOTIENT_W-1:0] quotient_q;
-  logic                  overflow_q;   // a quotient bit above QUOTIENT_W was 1
-  logic [STEP_W-1:0]     steps_left_q;
+  logic [COUNT_BITS-1:0] dividend_q, dividend_d;     // dividend bits still to bring down, MSB first
+  logic [COUNT_BITS-1:0] divisor_q, divisor_d;
+  logic [COUNT_BITS-1:0] remainder_q, remainder_d;
+  logic [QUOTIENT_W-1:0] quotient_q, quotient_d;
+  logic                  overflow_q, overflow_d;     // a quotient bit above QUOTIENT_W was 1
+  logic [STEP_W-1:0]     steps_left_q, steps_left_d;
+  logic                  busy_d, done_d, sat_d, div0_d;
+  logic [W-1:0]          ai_d;
 
   // One restoring step: bring down the next dividend bit, subtract when the divisor fits.
-  logic [COUNT_BITS-1:0] remainder_d;
-  logic [QUOTIENT_W-1:0] quotient_d;
+  logic [COUNT_BITS-1:0] step_remainder;
+  logic [QUOTIENT_W-1:0] step_quotient;
   logic                  quotient_carry;
-  logic                  overflow_d;
+  logic                  step_overflow;
 
   roofline_div_step #(
     .WIDTH     (COUNT_BITS),
@@ -60,22 +62,67 @@ module roofline_intensity #(
     .next_bit_i (dividend_q[COUNT_BITS-1]),
     .divisor_i  (divisor_q),
     .quotient_i (quotient_q),
-    .remainder_o(remainder_d),
-    .quotient_o (quotient_d),
+    .remainder_o(step_remainder),
+    .quotient_o (step_quotient),
     .carry_out_o(quotient_carry)
   );
-  assign overflow_d = overflow_q | quotient_carry;
+  assign step_overflow = overflow_q | quotient_carry;
 
   // The result once the last quotient bit is in.
   logic                  saturates;
   logic [QUOTIENT_W-1:0] quotient_plus_half;
   logic                  unused_half_lsb;
-  logic [W-1:0]          ai_d;
+  logic [W-1:0]          ai_result;
 
-  assign saturates          = overflow_d | (&quotient_d);
-  assign quotient_plus_half = quotient_d + QUOTIENT_W'(1);
+  assign saturates          = step_overflow | (&step_quotient);
+  assign quotient_plus_half = step_quotient + QUOTIENT_W'(1);
   assign unused_half_lsb    = quotient_plus_half[0];
-  assign ai_d               = saturates ? '1 : quotient_plus_half[QUOTIENT_W-1:1];
+  assign ai_result          = saturates ? '1 : quotient_plus_half[QUOTIENT_W-1:1];
+
+  always_comb begin
+    dividend_d   = dividend_q;
+    divisor_d    = divisor_q;
+    remainder_d  = remainder_q;
+    quotient_d   = quotient_q;
+    overflow_d   = overflow_q;
+    steps_left_d = steps_left_q;
+    busy_d       = busy_o;
+    done_d       = 1'b0;
+    ai_d         = ai_o;
+    sat_d        = sat_o;
+    div0_d       = div0_o;
+    if (!busy_o) begin
+      if (start_i) begin
+        if (bytes_i == '0) begin
+          done_d = 1'b1;
+          ai_d   = '1;
+          sat_d  = 1'b1;
+          div0_d = 1'b1;
+        end else begin
+          busy_d       = 1'b1;
+          dividend_d   = ops_i;
+          divisor_d    = bytes_i;
+          remainder_d  = '0;
+          quotient_d   = '0;
+          overflow_d   = 1'b0;
+          steps_left_d = STEP_W'(STEPS);
+        end
+      end
+    end else begin
+      dividend_d   = dividend_q << 1;
+      remainder_d  = step_remainder;
+      quotient_d   = step_quotient;
+      overflow_d   = step_overflow;
+      steps_left_d = steps_left_q - STEP_W'(1);
+      if (steps_left_q == LAST_STEP) begin
+        busy_d = 1'b0;
+        done_d = 1'b1;
+        ai_d   = ai_result;
+        sat_d  = saturates;
+        div0_d = 1'b0;
+      end
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -91,43 +138,18 @@ module roofline_intensity #(
       overflow_q   <= 1'b0;
       steps_left_q <= '0;
     end else begin
-      done_o <= 1'b0;
-      if (!busy_o) begin
-        if (start_i) begin
-          if (bytes_i == '0) begin
-            done_o <= 1'b1;
-            ai_o   <= '1;
-            sat_o  <= 1'b1;
-            div0_o <= 1'b1;
-          end else begin
-            busy_o       <= 1'b1;
-            dividend_q   <= ops_i;
-            divisor_q    <= bytes_i;
-            remainder_q  <= '0;
-            quotient_q   <= '0;
-            overflow_q   <= 1'b0;
-            steps_left_q <= STEP_W'(STEPS);
-          end
-        end
-      end else begin
-        dividend_q   <= dividend_q << 1;
-        remainder_q  <= remainder_d;
-        quotient_q   <= quotient_d;
-        overflow_q   <= overflow_d;
-        steps_left_q <= steps_left_q - STEP_W'(1);
-        if (steps_left_q == LAST_STEP) begin
-          busy_o <= 1'b0;
-          done_o <= 1'b1;
-          ai_o   <= ai_d;
-          sat_o  <= saturates;
-          div0_o <= 1'b0;
-        end
-      end
+      busy_o       <= busy_d;
+      done_o       <= done_d;
+      ai_o         <= ai_d;
+      sat_o        <= sat_d;
+      div0_o       <= div0_d;
+      dividend_q   <= dividend_d;
+      divisor_q    <= divisor_d;
+      remainder_q  <= remainder_d;
+      quotient_q   <= quotient_d;
+      overflow_q   <= overflow_d;
+      steps_left_q <= steps_left_d;
     end
   end
-
-`ifdef ROOFLINE_FORMAL
-`include "roofline_intensity_props.svh"
-`endif
 endmodule
 `default_nettype wire

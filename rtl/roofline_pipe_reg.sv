@@ -16,6 +16,10 @@ module roofline_pipe_reg #(
   input  logic             ready_i,
   output logic [WIDTH-1:0] data_o
 );
+  roofline_param_check #(
+    .WIDTH(WIDTH)
+  ) u_param_check ();
+
   logic             valid_q;
   logic [WIDTH-1:0] data_q;
 
@@ -39,8 +43,5 @@ module roofline_pipe_reg #(
   assign valid_o = valid_q;
   assign data_o  = data_q;
 
-`ifdef ROOFLINE_FORMAL
-`include "roofline_pipe_reg_props.svh"
-`endif
 endmodule
 `default_nettype wire

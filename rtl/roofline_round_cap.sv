@@ -20,6 +20,11 @@ module roofline_round_cap #(
   localparam int ROUND_W   = W + FRAC_BITS;
   localparam logic [ROUND_W-1:0] ROUND_HALF = ROUND_W'(1) << (FRAC_BITS - 1);
 
+  roofline_param_check #(
+    .INT_BITS (INT_BITS),
+    .FRAC_BITS(FRAC_BITS)
+  ) u_param_check ();
+
   logic [ROUND_W-1:0]   rounded_sum;  // product + half an output LSB
   logic                 unused_round_lsbs;
 

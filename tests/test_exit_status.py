@@ -106,7 +106,7 @@ original = "{comment}"
 mutated = "{comment} (reworded)"
 top = "roofline_attainable"
 """)
-    return f"--catalogue {folder / 'catalogue.toml'} -k comment_only --sweep 20 --jobs 1"
+    return f"--catalogue {folder / 'catalogue.toml'} -k comment_only --sweep 20 --layers bench --jobs 1"
 
 
 def lab1_with_ridge_bug(folder: Path) -> str:
@@ -174,7 +174,7 @@ CASES = [
     case("no-vectors", "sweep", {**SWEEP, "N": "0"}, 2, r"error: N must be at least 1"),
     case("proves", "prove", PROVE, 0, r"PROVED roofline_round_cap.verdict[\s\S]*make prove: 1 passed, 0 failed"),
     case("a-ridge-bug", "prove", {**PROVE, "RTL": ridge_bug}, 1,
-         r"FAILED roofline_round_cap.verdict[\s\S]*counterexample[\s\S]*make prove: 0 passed, 1 failed"),
+         r"FAILED roofline_round_cap.verdict \[drop-in\][\s\S]*counterexample[\s\S]*make prove: 0 passed, 1 failed"),
     case("no-such-task", "prove", {"PROVE_ARGS": "-k no_such_task"}, 2,
          r"error: no task name \(unit.task\) contains 'no_such_task'"),
     case("missing-rtl", "prove", {**PROVE, "RTL": MISSING}, 2, rf"error: RTL={MISSING}: no such file or folder"),
@@ -186,8 +186,8 @@ CASES = [
     case("no-such-module", "synth", {"SYNTH_ARGS": "--only roofline_nothing"}, 2,
          r"error: no module name contains 'roofline_nothing'"),
     case("missing-rtl", "synth", {**SYNTH, "RTL": MISSING}, 2, rf"error: RTL={MISSING}: no such file or folder"),
-    case("one-killed", "mutants", {"MUTANT_ARGS": "-k ridge_memory_bound --sweep 20 --jobs 1"}, 0,
-         r"killed\s+ridge_memory_bound[\s\S]*hand-written 1/1 killed \(100%\)", full, sim),
+    case("one-killed", "mutants", {"MUTANT_ARGS": "-k ridge_memory_bound --sweep 20 --layers bench --jobs 1"}, 0,
+         r"killed\s+ridge_memory_bound[\s\S]*hand-written 1/1 killed by some layer \(100%\)", full, sim),
     case("a-survivor", "mutants", {"MUTANT_ARGS": surviving_catalogue}, 1,
          r"ALIVE\s+comment_only[\s\S]*hand-written 0/1 killed[\s\S]*not killed: comment_only", full, sim),
     case("no-such-mutant", "mutants", {"MUTANT_ARGS": "-k no_such_mutant"}, 2, r"error: no mutant matches 'no_such_mutant'"),

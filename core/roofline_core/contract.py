@@ -50,13 +50,15 @@ class ParamSet:
         return {name: getattr(self, name.lower()) for name in MODULES[top].parameters}
 
 
-# The regression's parameter sets: the default format, a FRAC_BITS other than 16, a small
-# format; LEVELS 3, 4 and 1; counts of 64, 48 and 16 bits; the pipeline's multiply in 1, 2 and
-# 3 stages.
+# The regression's parameter sets: the default format (always first), a FRAC_BITS other than 16,
+# a small format, and the deepest multiply; LEVELS 3, 4, 1 and 2; counts of 64, 48, 16 and 32 bits;
+# the pipeline's multiply in 1, 2, 3 and 4 stages. UQ20.12 has 32 bits, so MUL_STAGES 4 splits ai
+# into eight 4-bit slices with no padding: every stage of its sum tree carries real bits.
 PARAM_SETS = (
     ParamSet(),
     ParamSet(16, 12, 4, 48, mul_stages=2),
     ParamSet(8, 8, 1, 16, mul_stages=3),
+    ParamSet(20, 12, 2, 32, mul_stages=4),
 )
 DEFAULT_SET = PARAM_SETS[0]
 SMALL_SET = PARAM_SETS[2]
@@ -170,11 +172,12 @@ ALL_TOP_FLOWS = frozenset({"bench", "synth", "lab"})
 _TABLE = (
     # Building blocks: no bench of their own; linted at the values given.
     Module("roofline_param_check", "the parameter guard: an out-of-range value stops elaboration with its name",
-           {"INT_BITS": 1, "FRAC_BITS": 1, "LEVELS": 1, "COUNT_BITS": 1, "MUL_STAGES": 1}, (), ("roofline_param_check",),
+           {"INT_BITS": 1, "FRAC_BITS": 1, "LEVELS": 1, "COUNT_BITS": 1, "MUL_STAGES": 1, "WIDTH": 1, "QUOTIENT_W": 2}, (),
+           ("roofline_param_check",),
            lint_sets=({**DEFAULT_SET.for_parameters(), "MUL_STAGES": 2},)),
     Module("roofline_round_cap", "one level's verdict and rounded cap, from its full-precision product",
            FORMAT, (*_inputs(("peak_i", "W"), ("product_i", "2*W")), *_outputs(("mem_bound_o", "1"), ("cap_o", "W"))),
-           ("roofline_round_cap",), frozenset({"prove"}), lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
+           ("roofline_param_check", "roofline_round_cap"), frozenset({"prove"}), lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
     Module("roofline_level", "one level against the compute roof, with its full-precision product",
            FORMAT, (*_inputs(("peak_i", "W"), ("bw_i", "W"), ("ai_i", "W")),
                     *_outputs(("product_o", "2*W"), ("mem_bound_o", "1"), ("cap_o", "W"))),
@@ -184,16 +187,16 @@ _TABLE = (
            {**FORMAT, "LEVELS": 3},
            (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
             *_outputs(("cap_o", "W"), ("binding_o", "IDX_W"))),
-           ("roofline_binding",),
+           ("roofline_param_check", "roofline_binding"), frozenset({"prove"}),
            lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8, "LEVELS": 1}, {**FORMAT, "LEVELS": 4})),
     Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
            (*CLOCK, *_inputs(("valid_i", "1")), *_outputs(("ready_o", "1")), *_inputs(("data_i", "WIDTH")),
             *_outputs(("valid_o", "1")), *_inputs(("ready_i", "1")), *_outputs(("data_o", "WIDTH"))),
-           ("roofline_pipe_reg",), frozenset({"prove"}), lint_sets=({"WIDTH": 1}, {"WIDTH": 81})),
+           ("roofline_param_check", "roofline_pipe_reg"), frozenset({"prove"}), lint_sets=({"WIDTH": 1}, {"WIDTH": 81})),
     Module("roofline_div_step", "one restoring-division step, shared by both dividers", {"WIDTH": 8, "QUOTIENT_W": 8},
            (*_inputs(("remainder_i", "WIDTH"), ("next_bit_i", "1"), ("divisor_i", "WIDTH"), ("quotient_i", "QUOTIENT_W")),
             *_outputs(("remainder_o", "WIDTH"), ("quotient_o", "QUOTIENT_W"), ("carry_out_o", "1"))),
-           ("roofline_div_step",), frozenset({"prove"}),
+           ("roofline_param_check", "roofline_div_step"), frozenset({"prove"}),
            lint_sets=({"WIDTH": 1, "QUOTIENT_W": 2}, {"WIDTH": 64, "QUOTIENT_W": 41})),
     # Top-level modules: each has a bench and runs at every regression parameter set.
     Module("roofline_attainable", "attainable performance of one kernel against one memory level",

@@ -2,8 +2,10 @@
 
 A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->`. The
 sources: the contract table (modules), model/roofline_golden/cases.toml (cases),
-benchmark/results.json (benchmark) and flows/results/synth.json (synthesis). `make docs` first
-copies a complete `make synth` result (build/synth/results.json) to flows/results/synth.json.
+benchmark/results.json (benchmark), flows/results/synth.json (synthesis) and
+flows/results/kill-matrix.json (kill-matrix). `make docs` first copies a complete `make synth`
+result (build/synth/results.json) and a complete `make mutants` kill matrix
+(build/mutants/kill-matrix.json) into flows/results/.
 `--check` changes nothing and exits 1 when a block is stale; the regression runs it.
 """
 
@@ -21,7 +23,7 @@ from roofline_core.contract import CLOCK_PORTS, MODULES
 from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
 from roofline_golden import cases
 
-from . import synth
+from . import kill_matrix, synth
 
 DOCS_DIR = REPO_ROOT / "docs"
 BENCHMARK_RESULTS = REPO_ROOT / "benchmark" / "results.json"
@@ -117,6 +119,15 @@ def synthesis_table() -> str:
     return "\n".join([*synth.table(outcomes), "", f"Tools: {tools}."])
 
 
+KILL_MATRIX_RESULTS = FLOWS_DIR / "results" / "kill-matrix.json"
+
+
+def kill_matrix_table() -> str:
+    if not KILL_MATRIX_RESULTS.exists():
+        return f"(no results yet: run `make mutants`, then `make docs`, which copies them to `{shown(KILL_MATRIX_RESULTS)}`)"
+    return kill_matrix.kill_matrix_table(KILL_MATRIX_RESULTS)
+
+
 EDA_RESULTS = REPO_ROOT / "benchmark" / "eda.json"
 
 
@@ -141,6 +152,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "benchmark": lambda: benchmark_table(json.loads(BENCHMARK_RESULTS.read_text())),
     "synthesis": synthesis_table,
     "eda": eda_table,
+    "kill-matrix": kill_matrix_table,
 }
 
 
@@ -154,11 +166,11 @@ def regenerate(text: str, where: Path) -> str:
     return BLOCK.sub(fill, text)
 
 
-def refresh_synth_results() -> bool:
-    fresh = BUILD_ROOT / "synth" / "results.json"
+def refresh_results(fresh: Path, kept: Path) -> bool:
+    """Copy a complete run's results file (its "complete" flag set) over the kept one."""
     if fresh.exists() and json.loads(fresh.read_text()).get("complete"):
-        SYNTH_RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fresh, SYNTH_RESULTS)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(fresh, kept)
         return True
     return False
 
@@ -167,8 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make docs", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a generated block is stale")
     args = parser.parse_args(argv)
-    if not args.check and refresh_synth_results():
-        print(f"docs: synthesis results from {shown(BUILD_ROOT / 'synth' / 'results.json')}")
+    for fresh, kept in ((BUILD_ROOT / "synth" / "results.json", SYNTH_RESULTS), (kill_matrix.KILL_MATRIX, KILL_MATRIX_RESULTS)):
+        if not args.check and refresh_results(fresh, kept):
+            print(f"docs: {shown(kept)} from {shown(fresh)}")
     stale = []
     for page in sorted(DOCS_DIR.glob("*.md")):
         text = page.read_text()

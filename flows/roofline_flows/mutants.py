@@ -1,33 +1,51 @@
-"""`make mutants`: run the regression's benches against every mutant; every non-equivalent one must die.
+"""`make mutants`: every mutant of the catalogue through every layer of verification that applies
+to it, and a kill matrix, mutant by layer; then Yosys `mutate` mutants judged by the benches.
 
-Each mutant in mutants/catalogue.toml is one text substitution in one rtl/ file. It is applied
-to a copy in the mutant's own folder, swapped in with the drop-in rule, and run through the
-bench of the module it breaks (Icarus). A mutant that does not build proves nothing and counts
-as a failure of the catalogue, as does a survivor.
+Each mutant in mutants/catalogue.toml is one text substitution in one rtl/ file, applied to a copy
+in the mutant's own folder and swapped in with the drop-in rule. The layers:
+- bench: the cocotb bench of the module it breaks (roofline_core.runner.run_bench, Icarus), as
+  `make sim RTL=<the mutant>` runs it;
+- sweep: a bulk sweep (roofline_bulk.engine.run_sweep, Icarus) of a combinational module built
+  from the mutated file (the bulk testbench's own registers are roofline_pipe_reg), else n/a;
+- proof: the SymbiYosys tasks that read the mutated file and that the project's RTL passed in the
+  last make prove (build/prove/times.json), through sby.run with the drop-in rule again: the
+  catalogue's `proof` tasks first, then the fastest first while their times fit --proof-budget;
+  the first that fails kills it. Covers are not run.
+Each cell is killed, survived or n/a (error: it did not build, or a proof timed out). A mutant that
+no layer kills fails the run, as does one that does not build. The matrix is printed and written
+to build/mutants/kill-matrix.json; `make docs` puts a complete run's in docs/mutants-and-coverage.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
+import re
 import subprocess
 import sys
 import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from roofline_bulk.config import BULK_TOPS, SweepConfig
+from roofline_bulk.engine import BULK_DIR, run_sweep
 from roofline_core.config import BenchConfig
-from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.contract import MODULES, PARAM_SETS, TOPS, ParamSet
 from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, RTL_DIR, shown
 from roofline_core.runner import run_bench
 from roofline_core.tools import ToolError, tool_version, yosys_command
 
-from . import mutants_yosys
+from . import kill_matrix, mutants_yosys, sby
+from .kill_matrix import KILL_MATRIX, LAYERS, write_matrix
 
 CATALOGUE = MUTANT_CATALOGUE
-PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2]}
+PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3]}
+PROVE_TIMES = BUILD_ROOT / "prove" / "times.json"
+# rtl/ modules the bulk testbench itself instantiates (its input and output registers)
+BULK_TB_MODULES = tuple(name for name in MODULES if re.search(rf"\b{name}\b", (BULK_DIR / "roofline_bulk_tb.sv").read_text()))
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,8 @@ class Mutant:
     top: str
     params: str = "default"
     expect_in_failure: str | None = None
+    proof: tuple[str, ...] = ()  # unit.task names the proof layer tries first (the rest follow)
+    bench_survives: str = ""  # why today's bench does not kill it (the proofs must)
 
     @property
     def param_set(self) -> ParamSet:
@@ -59,7 +79,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
     entries = tomllib.loads(path.read_text())["mutant"]
     mutants = [Mutant(id=e["id"], bug_class=e["class"], bug=e["bug"], file=e["file"], original=e["original"],
                       mutated=e["mutated"], top=e["top"], params=e.get("params", "default"),
-                      expect_in_failure=e.get("expect_in_failure")) for e in entries]
+                      expect_in_failure=e.get("expect_in_failure"), proof=tuple(e.get("proof", ())),
+                      bench_survives=e.get("bench_survives", "")) for e in entries]
     ids = [m.id for m in mutants]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
@@ -86,12 +107,59 @@ def apply(mutant: Mutant, folder: Path) -> Path:
 
 
 def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
-    started = time.monotonic()
+    """The bench layer alone (tests/test_dropin.py): killed, or why not."""
     try:
         mutated = apply(mutant, BUILD_ROOT / "mutants" / mutant.id)
-        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=sweep, rtl=str(mutated)))
     except ValueError as problem:
-        return Verdict(mutant, False, f"not applied: {problem}", time.monotonic() - started)
+        return Verdict(mutant, False, f"not applied: {problem}", 0.0)
+    return _bench(mutant, mutated, seed, sweep)
+
+
+def icarus_version() -> str:
+    run = subprocess.run(["iverilog", "-V"], capture_output=True, text=True)
+    return (run.stdout.splitlines() or ["Icarus Verilog (version unknown)"])[0].split(" (")[0]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One mutant through one layer."""
+
+    outcome: str  # killed, survived, n/a, error
+    detail: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class Row:
+    mutant: Mutant
+    cells: dict[str, Cell] = field(default_factory=dict)
+
+    @property
+    def killed(self) -> bool:
+        return any(cell.outcome == "killed" for cell in self.cells.values())
+
+    @property
+    def broken(self) -> bool:
+        """It did not build or apply: it proves nothing."""
+        return any(cell.outcome == "error" and ("did not build" in cell.detail or "not applied" in cell.detail)
+                   for cell in self.cells.values())
+
+
+def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
+    if mutant.top not in TOPS:
+        return Cell("n/a", f"{mutant.top} has no bench")
+    verdict = _bench(mutant, mutated, seed, vectors)
+    if verdict.killed:
+        return Cell("killed", verdict.detail, verdict.seconds)
+    outcome = "survived" if verdict.detail.startswith(("SURVIVED", "killed, but")) else "error"
+    return Cell(outcome, verdict.detail, verdict.seconds)
+
+
+def _bench(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Verdict:
+    started = time.monotonic()
+    try:
+        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=vectors, rtl=str(mutated)),
+                           quiet=True)
     except SystemExit:
         return Verdict(mutant, False, "did not build, so it proves nothing", time.monotonic() - started)
     seconds = time.monotonic() - started
@@ -102,24 +170,119 @@ def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
     return Verdict(mutant, True, result.failures[0].splitlines()[0], seconds)
 
 
-def icarus_version() -> str:
-    run = subprocess.run(["iverilog", "-V"], capture_output=True, text=True)
-    return (run.stdout.splitlines() or ["Icarus Verilog (version unknown)"])[0].split(" (")[0]
+def sweep_top(mutant: Mutant) -> str | None:
+    """The combinational module a bulk sweep of this mutant runs, or None (the layer does not apply)."""
+    stem = Path(mutant.file).stem
+    if mutant.top in BULK_TOPS:
+        return mutant.top
+    users = [top for top in BULK_TOPS if stem in MODULES[top].sources]
+    if users:
+        return users[0]
+    return BULK_TOPS[0] if stem in BULK_TB_MODULES else None
 
 
-def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, sweep: int,
-                  catalogue: Path = CATALOGUE) -> list[Verdict]:
-    print(f"make mutants: {len(mutants)} hand-written mutants from {shown(catalogue)}, "
-          f"{icarus_version()}, seed {seed}, sweep {sweep}", flush=True)
-    futures = [pool.submit(run_mutant, m, seed, sweep) for m in mutants]
-    verdicts = []
+def sweep_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
+    top = sweep_top(mutant)
+    if top is None:
+        return Cell("n/a", "no bulk sweep runs this file")
+    started = time.monotonic()
+    cfg = SweepConfig(top=top, sim="icarus", param_set=mutant.param_set, seed=seed, count=vectors, lanes=1,
+                      rtl=str(mutated))
+    try:
+        result, _ = run_sweep(cfg, variant=mutant.id, quiet=True)
+    except SystemExit:
+        return Cell("error", "the sweep did not build or run", time.monotonic() - started)
+    seconds = time.monotonic() - started
+    if result.failed:
+        return Cell("killed", f"{top}: " + result.failures[0].splitlines()[0][:200], seconds)
+    return Cell("survived", f"{top}: {vectors} vectors passed", seconds)
+
+
+def proof_tasks(mutant: Mutant) -> list[sby.Task]:
+    """The tasks that read the mutated file, the catalogue's first, then the fastest first."""
+    stem = Path(mutant.file).stem
+    times = json.loads(PROVE_TIMES.read_text()) if PROVE_TIMES.exists() else {}
+    found = [task for task in sby.tasks() if task.mode != "cover" and f"{task.unit}.{task.name}" in times
+             and any(Path(line).stem == stem for line in sby.task_lines(task, "files"))]
+    first = [name for name in mutant.proof if any(f"{t.unit}.{t.name}" == name for t in found)]
+    return sorted(found, key=lambda t: (f"{t.unit}.{t.name}" not in first,
+                                        first.index(f"{t.unit}.{t.name}") if f"{t.unit}.{t.name}" in first else 0,
+                                        times.get(f"{t.unit}.{t.name}", 1e9)))
+
+
+def proof_layer(mutant: Mutant, mutated: Path, timeout: float, budget: float) -> Cell:
+    found = proof_tasks(mutant)
+    times = json.loads(PROVE_TIMES.read_text()) if PROVE_TIMES.exists() else {}
+    # The catalogue's tasks, then the fastest ones while their times from make prove fit the budget.
+    within, spent = [], 0.0
+    for task in found:
+        name = f"{task.unit}.{task.name}"
+        if name not in mutant.proof and spent + times.get(name, 0.0) > budget:
+            continue
+        within.append(task)
+        spent += 0.0 if name in mutant.proof else times.get(name, 0.0)
+    skipped = len(found) - len(within)
+    found = within
+    if not PROVE_TIMES.exists():
+        return Cell("error", f"no {shown(PROVE_TIMES)}: run make prove first (a mutant is judged by the proofs the RTL passes)")
+    if not found:
+        return Cell("n/a", "no proof that the project's RTL passes reads this file")
+    try:
+        command, _ = sby.toolchain()
+    except ToolError as problem:
+        return Cell("error", str(problem))
+    started, tried, problems = time.monotonic(), [], []
+    for task in found:
+        outcome = sby.run(task, BUILD_ROOT / "mutants" / mutant.id / "prove", command, timeout, str(mutated))
+        tried.append(f"{task.unit}.{task.name}")
+        if not outcome.passed and outcome.summary in ("assertion fails", "induction did not close") \
+                or task.mode == "cover" and not outcome.passed:
+            where = next((line for line in outcome.detail if line.startswith("failed: ")), outcome.summary)
+            return Cell("killed", f"{task.unit}.{task.name}: {where}", time.monotonic() - started)
+        if not outcome.passed:
+            problems.append(f"{task.unit}.{task.name}: {outcome.summary}")
+    seconds = time.monotonic() - started
+    if problems:
+        return Cell("error", "; ".join(problems), seconds)
+    beyond = f"; {skipped} slower ones beyond the --proof-budget not run" if skipped else ""
+    return Cell("survived", f"{len(tried)} tasks passed{beyond}", seconds)
+
+
+def run_row(mutant: Mutant, seed: int, vectors: int, sweep_vectors: int, layers: tuple[str, ...],
+            proof_timeout: float, proof_budget: float) -> Row:
+    row = Row(mutant)
+    try:
+        mutated = apply(mutant, BUILD_ROOT / "mutants" / mutant.id)
+    except ValueError as problem:
+        row.cells = {layer: Cell("error", f"not applied: {problem}") for layer in layers}
+        return row
+    for layer in LAYERS:
+        if layer not in layers:
+            row.cells[layer] = Cell("n/a", "not run (--layers)")
+        elif layer == "bench":
+            row.cells[layer] = bench_layer(mutant, mutated, seed, vectors)
+        elif layer == "sweep":
+            row.cells[layer] = sweep_layer(mutant, mutated, seed, sweep_vectors)
+        else:
+            row.cells[layer] = proof_layer(mutant, mutated, proof_timeout, proof_budget)
+    return row
+
+
+def run_catalogue(pool: ProcessPoolExecutor, mutants: list[Mutant], seed: int, vectors: int, sweep_vectors: int,
+                  layers: tuple[str, ...], proof_timeout: float, proof_budget: float,
+                  catalogue: Path = CATALOGUE) -> list[Row]:
+    print(f"make mutants: {len(mutants)} hand-written mutants from {shown(catalogue)} through "
+          f"{', '.join(layers)} ({icarus_version()}, seed {seed}, {vectors} bench vectors, {sweep_vectors} sweep vectors)",
+          flush=True)
+    futures = [pool.submit(run_row, m, seed, vectors, sweep_vectors, layers, proof_timeout, proof_budget) for m in mutants]
+    rows = []
     for done, future in enumerate(futures, 1):
-        verdict = future.result()
-        verdicts.append(verdict)
-        mark = "killed " if verdict.killed else "ALIVE  "
-        print(f"  [{done:>2}/{len(mutants)}] {mark} {verdict.mutant.id:<28} {verdict.mutant.bug_class:<22} "
-              f"{verdict.seconds:5.1f} s  {verdict.detail[:110]}", flush=True)
-    return verdicts
+        row = future.result()
+        rows.append(row)
+        marks = " ".join(f"{layer}:{row.cells[layer].outcome:<8}" for layer in LAYERS)
+        print(f"  [{done:>2}/{len(mutants)}] {'killed ' if row.killed else 'ALIVE  '} {row.mutant.id:<30} {marks}",
+              flush=True)
+    return rows
 
 
 def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
@@ -149,18 +312,29 @@ def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make mutants", description=__doc__)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(prog="make mutants", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sweep", type=int, default=300, help="random vectors per sweep in each bench run")
-    parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
+    parser.add_argument("--sweep-vectors", type=int, default=20000, help="vectors of the bulk-sweep layer")
+    parser.add_argument("--layers", default=",".join(LAYERS), help="the layers to run, comma separated")
+    parser.add_argument("--proof-timeout", type=float, default=600.0, help="seconds allowed per proof task")
+    parser.add_argument("--proof-budget", type=float, default=120.0,
+                        help="seconds of proof (by make prove's times) per mutant beyond its catalogue tasks")
     parser.add_argument("--catalogue", type=Path, default=CATALOGUE,
                         help="the hand-written mutants (default: flows/mutants/catalogue.toml); its file fields name rtl/ files")
+    parser.add_argument("-k", "--only", default=None, help="only hand-written mutants whose id or class contains this")
     parser.add_argument("--jobs", type=int, default=None, help="parallel runs (default: one per core)")
     parser.add_argument("--mechanical", type=int, default=30,
                         help="Yosys mutate mutants per combinational module (0: none)")
     parser.add_argument("--mechanical-sequential", type=int, default=10,
                         help="Yosys mutate mutants per sequential module (0: none); their benches run longer")
     args = parser.parse_args(argv)
+    layers = tuple(layer for layer in args.layers.split(",") if layer)
+    if not layers or set(layers) - set(LAYERS):
+        print(f"error: --layers takes some of {', '.join(LAYERS)}", file=sys.stderr)
+        return 2
     try:
         catalogue = load_catalogue(args.catalogue)
     except KeyError as field:
@@ -175,19 +349,34 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-        verdicts = run_catalogue(pool, mutants, args.seed, args.sweep, args.catalogue)
+        rows = run_catalogue(pool, mutants, args.seed, args.sweep, args.sweep_vectors, layers, args.proof_timeout,
+                             args.proof_budget, args.catalogue)
         try:
             mechanical = (run_mechanical(pool, args.mechanical, args.mechanical_sequential, args.seed)
                           if args.mechanical + args.mechanical_sequential > 0 and args.only is None else [])
         except ToolError as problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
-    killed = sum(v.killed for v in verdicts)
-    print(f"make mutants: hand-written {killed}/{len(verdicts)} killed ({100 * killed / len(verdicts):.0f}%)")
-    for verdict in verdicts:
-        if not verdict.killed:
-            print(f"  not killed: {verdict.mutant.id} ({verdict.mutant.bug}): {verdict.detail}")
-    ok = killed == len(verdicts)
+    entries = [{"id": row.mutant.id, "class": row.mutant.bug_class, "bug": row.mutant.bug, "file": row.mutant.file,
+                "top": row.mutant.top, "params": row.mutant.params,
+                "layers": {layer: asdict(cell) for layer, cell in row.cells.items()}} for row in rows]
+    command = "make mutants" + (f' MUTANT_ARGS="{" ".join(argv)}"' if argv else "")
+    document = write_matrix(entries, command, complete=args.only is None and layers == LAYERS
+                            and args.catalogue == CATALOGUE)
+    print("\nkill matrix (bench: make sim RTL=<the mutant>; sweep: a bulk sweep on Icarus; proof: make prove RTL=<the mutant>):")
+    for line in kill_matrix.table(document).splitlines():
+        print("  " + line)
+    print(f"kill matrix written to {shown(KILL_MATRIX)}")
+    killed = sum(row.killed for row in rows)
+    print(f"make mutants: hand-written {killed}/{len(rows)} killed by some layer ({100 * killed / len(rows):.0f}%); "
+          + ", ".join(f"{layer} {sum(r.cells[layer].outcome == 'killed' for r in rows)}" for layer in LAYERS))
+    options = f" --seed {args.seed}" + (f" --sweep {args.sweep}" if args.sweep != 300 else "")
+    for row in rows:
+        if not row.killed or row.broken:
+            why = "; ".join(f"{layer}: {cell.outcome} ({cell.detail})" for layer, cell in row.cells.items())
+            print(f"  not killed: {row.mutant.id} ({row.mutant.bug}): {why}")
+            print(f'    rerun: make mutants MUTANT_ARGS="-k {row.mutant.id}{options} --mechanical 0 --mechanical-sequential 0"')
+    ok = all(row.killed and not row.broken for row in rows)
     if mechanical is None:
         return 1
     if mechanical:

