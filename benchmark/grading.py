@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
-from roofline_flows.mutants import ridge_mutant_edit
+from roofline_flows.catalogue import ridge_mutant_edit
 
 FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
 HANG = """module roofline_attainable #(parameter int INT_BITS = 24, parameter int FRAC_BITS = 16) (

@@ -123,16 +123,16 @@ def test_no_tool_lists_modules_or_ports_of_its_own() -> None:
     harness (whose checkers read and report the ports by name)."""
     names = "|".join(MODULES)
     ports = "|".join({port.name for module in MODULES.values() for port in module.ports})
+    offenders = []
     for package in TOOL_PACKAGES:
         quoted = re.compile(rf"[\"']({names}{'' if package.startswith('tb/') else '|' + ports})[\"']")
-        for path in (REPO_ROOT / package).glob("*.py"):
+        for path in sorted((REPO_ROOT / package).glob("*.py")):
             # hints.py reads failure reports, which name the ports; benches.py names each module's bench
             if path.name in ("contract.py", "hints.py", "benches.py"):
                 continue
-            found = quoted.findall(path.read_text())
-            assert not found, (
-                f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}: take them from the contract table"
-            )
+            if found := quoted.findall(path.read_text()):
+                offenders.append(f"{path.relative_to(REPO_ROOT)} names {sorted(set(found))}")
+    assert not offenders, "take these from the contract table:\n" + "\n".join(offenders)
 
 
 def test_flows_grading_and_the_cli_import_no_simulator_library() -> None:

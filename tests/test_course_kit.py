@@ -28,7 +28,7 @@ from roofline_course import grade as grading
 from roofline_course import hints, intake, judge, reports, sandbox
 from roofline_course.labs import load_lab
 from roofline_course.precheck import Precheck, Runner, port_check, precheck
-from roofline_flows.mutants import ridge_mutant_edit
+from roofline_flows.catalogue import ridge_mutant_edit
 from roofline_golden import cases, fixed
 from roofline_golden.cases import Params
 

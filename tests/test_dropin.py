@@ -19,7 +19,8 @@ from roofline_core.config import BenchConfig
 from roofline_core.contract import CONTRACT_TOPS, PARAM_SETS, TOPS
 from roofline_core.runner import run_bench
 from roofline_flows import kill_matrix, mutants
-from roofline_flows.mutants import Mutant, load_catalogue, run_mutant
+from roofline_flows.catalogue import Mutant, load_catalogue
+from roofline_flows.mutants import run_mutant
 
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"
 OTHER_FORMAT_SET = PARAM_SETS[1]

@@ -23,7 +23,7 @@ from commands import MAKE_VARIABLES
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_course import sandbox
-from roofline_flows.mutants import load_catalogue, ridge_mutant_edit
+from roofline_flows.catalogue import load_catalogue, ridge_mutant_edit
 
 MAKE_ERROR = re.compile(r"^make: \*\*\* \[Makefile:\d+: ([\w-]+)\] Error (\d+)$", re.M)
 ROOFLINE = Path(sys.executable).parent / "roofline"

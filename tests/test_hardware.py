@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from roofline_core.config import BenchConfig
-from roofline_core.contract import PARAM_SETS
+from roofline_core.contract import PARAM_SETS, sources_of
 from roofline_core.paths import RTL_DIR
 from roofline_core.runner import GATE_LEVEL_TOPS, run_bench
 from roofline_core.sources import rtl_sources
@@ -113,7 +113,8 @@ def test_pip_yosys_keeps_its_temporary_files_apart(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("ROOFLINE_EDA", "yowasp")
     if not yosys_available():
         pytest.skip("no pip Yosys here")
-    script = (f"read_verilog -sv {RTL_DIR / 'roofline_round_cap.sv'}; chparam -set INT_BITS 4 -set FRAC_BITS 4 "
+    files = " ".join(str(RTL_DIR / f"{stem}.sv") for stem in sources_of(["roofline_round_cap"]))
+    script = (f"read_verilog -sv {files}; chparam -set INT_BITS 4 -set FRAC_BITS 4 "
               "roofline_round_cap; synth -noabc -top roofline_round_cap; abc -g AND -showtmp")
     run = subprocess.run([*yosys_command(), "-p", script], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

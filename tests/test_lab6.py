@@ -27,14 +27,14 @@ from pathlib import Path
 
 import pytest
 
-from roofline_core.contract import ParamSet
+from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import LABS_DIR, MUTANT_CATALOGUE, REPO_ROOT
 from roofline_course import sandbox, testbench_judge, testbench_lab, testbench_run
 from roofline_course.intake import IntakeError
 from roofline_course.labs import load_lab
 from roofline_course.testbench_designs import EXAMPLES, Design, resolve
 from roofline_course.testbench_intake import stage
-from roofline_course.testbench_panel import Panel, build_panel
+from roofline_course.testbench_panel import SHELL, SHELL_TOP, Panel, build_panel
 from roofline_course.testbench_relay import Channel, Relay, Transcript
 from roofline_course.testbench_run import RanTest, RunResult, read_reply
 from roofline_golden import QFormat, fixed
@@ -80,6 +80,15 @@ def test_lab6_is_a_testbench_lab_whose_handout_lists_every_group_and_names_no_hi
     visible = (FOLDER / "lab.toml").read_text() + handout + STARTER.joinpath("test_roofline_attainable.py").read_text()
     assert not [word for word in hidden_design_words() if word in visible]
     assert all(not g.hidden for g in load_lab(LAB, with_hidden=False).groups)
+
+
+def test_the_port_shell_has_the_contract_ports_of_the_labs_module() -> None:
+    """The shell the student's testbench drives stands in for the lab's module: same name, same
+    ports in the same order and direction, as the contract table gives them."""
+    assert SHELL_TOP == load_lab("6").top
+    declared = re.findall(r"^\s*(input|output)\s+(?:wire|reg)\s+(?:\[[^]]*\]\s*)?(\w+)", SHELL.split("endmodule")[0], re.M)
+    expected = [("output" if port.output else "input", port.name) for port in MODULES[SHELL_TOP].ports]
+    assert declared == expected
 
 
 def test_the_student_copy_holds_lab6_without_its_answers(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from roofline_course.grade import simulator_stop
 from roofline_course.intake import stage
 from roofline_course.labs import LabError, available, load_lab
 from roofline_course.precheck import _compare_ports, summarize_compile_errors
-from roofline_flows.mutants import ridge_mutant_edit
+from roofline_flows.catalogue import ridge_mutant_edit
 
 LABS = [number for number in available() if load_lab(number).kind == "design"]  # lab 6 grades testbenches: test_lab6
 HAS_YOSYS = tool_available("yosys") and tool_available("nextpnr-ice40")

@@ -498,7 +498,7 @@ needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason="bubb
 
 
 def mutant_copy(mutant_id: str, folder: Path) -> Path:
-    from roofline_flows.mutants import apply, load_catalogue
+    from roofline_flows.catalogue import apply, load_catalogue
 
     mutant = next(m for m in load_catalogue() if m.id == mutant_id)
     folder.mkdir(parents=True)

@@ -14,7 +14,7 @@ from roofline_core.contract import MODULES, modules_with
 from roofline_core.paths import RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_flows import prove, sby
-from roofline_flows.mutants import ridge_mutant_edit
+from roofline_flows.catalogue import ridge_mutant_edit
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"

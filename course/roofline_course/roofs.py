@@ -18,20 +18,24 @@ from fractions import Fraction
 from typing import Any
 
 from roofline_bench.tape import Mark
+from roofline_core.contract import HIERARCHY_OUT, RATES_IN
 from roofline_core.scoreboard import DOCUMENTS
 from roofline_golden import QFormat
+
+PEAK, BW, AI = (port.name for port in RATES_IN)
+CAP, LEVEL_CAP, MEM_BOUND, BINDING = (port.name for port in HIERARCHY_OUT)
 
 # What was wrong, as the legend says it, with its marker and colour, in the order drawn (the
 # end-to-end cap over the levels' caps; the binding level's hollow diamond around the verdict's triangle).
 STYLES = {
-    "level_cap_o": ("a level's cap (level_cap_o)", "o", "#ff7f0e"),
-    "cap_o": ("the cap (cap_o)", "o", "#d62728"),
+    LEVEL_CAP: (f"a level's cap ({LEVEL_CAP})", "o", "#ff7f0e"),
+    CAP: (f"the cap ({CAP})", "o", "#d62728"),
     "documents": ("the documents' value", "s", "#8c564b"),
-    "mem_bound_o": ("the memory-bound verdict (mem_bound_o)", "^", "#9467bd"),
-    "binding_o": ("the binding level (binding_o)", "D", "#1f77b4"),
+    MEM_BOUND: (f"the memory-bound verdict ({MEM_BOUND})", "^", "#9467bd"),
+    BINDING: (f"the binding level ({BINDING})", "D", "#1f77b4"),
 }
-HOLLOW = ("binding_o",)
-CAPS = ("cap_o", "level_cap_o")
+HOLLOW = (BINDING,)
+CAPS = (CAP, LEVEL_CAP)
 
 
 @dataclass(frozen=True)
@@ -85,14 +89,14 @@ Rates = tuple[int, tuple[int, ...], tuple[int, ...]]  # raw peak, bandwidths, in
 def _rates(mark: Mark, fmt: QFormat, levels: int) -> Rates | None:
     """The vector's inputs, as the bench last wrote them before judging it."""
     written = dict(mark.inputs)
-    if not {"peak_i", "bw_i", "ai_i"} <= set(written):
+    if not {PEAK, BW, AI} <= set(written):
         return None
-    count = levels if any(name.startswith("level_cap_o") for name, *_ in mark.fields) else 1
+    count = levels if any(name.startswith(LEVEL_CAP) for name, *_ in mark.fields) else 1
 
     def unpack(packed: int) -> tuple[int, ...]:
         return tuple((packed >> (level * fmt.width)) & fmt.max_raw for level in range(count))
 
-    return written["peak_i"], unpack(written["bw_i"]), unpack(written["ai_i"])
+    return written[PEAK], unpack(written[BW]), unpack(written[AI])
 
 
 def _points(mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
@@ -118,7 +122,7 @@ def _points(mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
             exact = Fraction(min(peak << fmt.frac_bits, product), 1 << fmt.frac_bits)  # the exact cap, in LSBs
             points.append(Point(what, x, _ratio(expected, peak), _ratio(actual, peak), _float(actual - exact)))
         else:  # a verdict: drawn where the model's cap puts the vector
-            cap = next((e for n, e, _, _ in mark.fields if n == "cap_o"), 0)
+            cap = next((e for n, e, _, _ in mark.fields if n == CAP), 0)
             points.append(Point(what, x, _ratio(cap, peak), None, None))
     return sorted(points, key=lambda point: (point.what, point.x))
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from roofline_core.contract import ParamSet
 from roofline_core.paths import RTL_DIR
-from roofline_flows.mutants import CATALOGUE, Mutant, apply, load_catalogue
+from roofline_flows.catalogue import CATALOGUE, Mutant, apply, load_catalogue
 from roofline_golden import QFormat, fixed
 
 Model = Callable[[QFormat, int, int, int], tuple[int, bool]]  # (fmt, peak, bw, ai) -> (cap, mem_bound)

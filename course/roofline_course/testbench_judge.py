@@ -27,6 +27,7 @@ from roofline_bench.coverage import expected_bins, table
 from .labs import Group
 from .results import GroupScore
 from .testbench_designs import KIND_HINTS
+from .testbench_panel import SHELL_TOP
 from .testbench_run import RunResult
 
 SHOWN_FAILURES = 3
@@ -194,7 +195,7 @@ def score_coverage(group: Group, runs: list[RunResult]) -> GroupScore:
     correct = [run for run in runs if run.design.correct]
     for run in correct:
         hits.update(run.transcript.coverage)
-    bins = {name: hits.get(name, 0) for name in expected_bins("roofline_attainable", 1)}
+    bins = {name: hits.get(name, 0) for name in expected_bins(SHELL_TOP, 1)}
     reached = sum(1 for count in bins.values() if count)
     detail = [f"your vectors on the correct design reached {reached} of the contract's {len(bins)} functional bins "
               f"(shown, not scored; hits over its {len(correct)} runs)", *table(bins)]

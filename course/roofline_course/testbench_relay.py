@@ -28,7 +28,7 @@ from pathlib import Path
 
 from roofline_bench.coverage import Coverage
 
-from .testbench_panel import Panel, PanelError, digits
+from .testbench_panel import SHELL_OUTPUTS, Panel, PanelError, digits
 
 POLL_S = 0.05
 CHUNK = 1 << 16
@@ -132,7 +132,7 @@ class Relay(threading.Thread):
         if self._record(vector) and served != correct:
             if t.exposed_at is None:
                 t.exposed_at = t.queries - 1
-            t.differs |= {name for name, a, b in zip(("cap_o", "mem_bound_o"), served, correct, strict=True) if a != b}
+            t.differs |= {name for name, a, b in zip(SHELL_OUTPUTS, served, correct, strict=True) if a != b}
         try:
             os.write(self._answer, f"{served[0]} {served[1]}\n".encode())
         except BlockingIOError:

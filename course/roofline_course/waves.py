@@ -36,7 +36,7 @@ MIN_WIDTH_IN = 10.5  # so that such a line fits
 
 @dataclass(frozen=True)
 class Lane:
-    name: str  # as the reports name it: "ai_o", "bw_i[1]", "ai_o expected"
+    name: str  # as the reports name it: a port, a port[level], or a port and "expected"
     role: str  # "input", "output" or "expected"
     bits: int  # 1: a wire, drawn low/high; wider: a bus, drawn with its values
     unit: str
@@ -267,7 +267,7 @@ def _header(ax: Any, view: Diagram, starts: list[float], widths: list[float], to
 
 def _clock(ax: Any, view: Diagram, starts: list[float], widths: list[float], top: float) -> None:
     low, high = top + ROW_IN * 0.8, top + ROW_IN * 0.2
-    ax.text(-0.1, top + ROW_IN / 2, "clk_i", ha="right", va="center", fontsize=7.5)
+    ax.text(-0.1, top + ROW_IN / 2, CLOCK_PORT, ha="right", va="center", fontsize=7.5)
     for column, cycle in enumerate(view.columns):
         x0, width = starts[column], widths[column]
         if cycle is None:

@@ -25,7 +25,6 @@ import re
 import subprocess
 import sys
 import time
-import tomllib
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,38 +32,18 @@ from pathlib import Path
 from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_bulk.engine import BULK_DIR, run_sweep
 from roofline_core.config import BenchConfig
-from roofline_core.contract import MODULES, PARAM_SETS, TOPS, ParamSet
-from roofline_core.paths import BUILD_ROOT, MUTANT_CATALOGUE, RTL_DIR, shown
+from roofline_core.contract import MODULES, TOPS
+from roofline_core.paths import BUILD_ROOT, shown
 from roofline_core.runner import run_bench
 from roofline_core.tools import ToolError, tool_version, yosys_command
 
 from . import kill_matrix, mutants_yosys, sby
+from .catalogue import CATALOGUE, Mutant, apply, load_catalogue
 from .kill_matrix import KILL_MATRIX, LAYERS, write_matrix
 
-CATALOGUE = MUTANT_CATALOGUE
-PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3]}
 PROVE_TIMES = BUILD_ROOT / "prove" / "times.json"
 # rtl/ modules the bulk testbench itself instantiates (its input and output registers)
 BULK_TB_MODULES = tuple(name for name in MODULES if re.search(rf"\b{name}\b", (BULK_DIR / "roofline_bulk_tb.sv").read_text()))
-
-
-@dataclass(frozen=True)
-class Mutant:
-    id: str
-    bug_class: str
-    bug: str
-    file: str
-    original: str
-    mutated: str
-    top: str
-    params: str = "default"
-    expect_in_failure: str | None = None
-    proof: tuple[str, ...] = ()  # unit.task names the proof layer tries first (the rest follow)
-    bench_survives: str = ""  # why today's bench does not kill it (the proofs must)
-
-    @property
-    def param_set(self) -> ParamSet:
-        return PARAMS[self.params]
 
 
 @dataclass(frozen=True)
@@ -73,37 +52,6 @@ class Verdict:
     killed: bool
     detail: str  # the first failure that killed it, or why it proves nothing
     seconds: float
-
-
-def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
-    entries = tomllib.loads(path.read_text())["mutant"]
-    mutants = [Mutant(id=e["id"], bug_class=e["class"], bug=e["bug"], file=e["file"], original=e["original"],
-                      mutated=e["mutated"], top=e["top"], params=e.get("params", "default"),
-                      expect_in_failure=e.get("expect_in_failure"), proof=tuple(e.get("proof", ())),
-                      bench_survives=e.get("bench_survives", "")) for e in entries]
-    ids = [m.id for m in mutants]
-    duplicates = {i for i in ids if ids.count(i) > 1}
-    if duplicates:
-        raise ValueError(f"{path}: mutant ids used twice: {', '.join(sorted(duplicates))}")
-    return mutants
-
-
-def ridge_mutant_edit() -> tuple[str, str, str]:
-    """(file, original, mutated) of the catalogue's ridge bug, the one tests and benchmarks plant."""
-    mutant = next(m for m in load_catalogue() if m.id == "ridge_memory_bound")
-    return mutant.file, mutant.original, mutant.mutated
-
-
-def apply(mutant: Mutant, folder: Path) -> Path:
-    """The mutated copy of the file; raises when the original text is not there exactly once."""
-    source = (RTL_DIR / mutant.file).read_text()
-    count = source.count(mutant.original)
-    if count != 1:
-        raise ValueError(f"{mutant.id}: the text to mutate appears {count} times in rtl/{mutant.file}")
-    folder.mkdir(parents=True, exist_ok=True)
-    mutated = folder / mutant.file
-    mutated.write_text(source.replace(mutant.original, mutant.mutated))
-    return mutated
 
 
 def run_mutant(mutant: Mutant, seed: int, sweep: int) -> Verdict:
