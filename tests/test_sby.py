@@ -20,11 +20,12 @@ TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"
 # make test proves the units whose tasks close in a few seconds; make test-all adds the slower
 # control tasks and covers; the data tasks (minutes each) run in make prove.
-EVERYDAY = [name for name in TASKS if name.startswith(("roofline_round_cap.", "roofline_attainable.", "roofline_div_step."))
-            or name in ("roofline_hierarchy.cap_le_peak", "roofline_hierarchy.binding_cap_is_the_lowest",
+EVERYDAY = [name for name in TASKS if name.startswith(("roofline_round_cap.", "roofline_div_step."))
+            or name in ("roofline_attainable.verdict", "roofline_hierarchy.cap_le_peak",
                         "roofline_binding.matches_the_pairwise_rule_l3", "roofline_pipe_reg.prove_width1",
                         "roofline_pipe_reg.sink_waits_width8")]
-FULL = ["roofline_binding.matches_the_pairwise_rule_l4", "roofline_hierarchy.matches_the_spec", "roofline_hierarchy.cover",
+FULL = ["roofline_attainable.cap_le_peak", "roofline_attainable.cap_is_a_term", "roofline_hierarchy.binding_cap_is_the_lowest",
+        "roofline_binding.matches_the_pairwise_rule_l4", "roofline_hierarchy.matches_the_spec", "roofline_hierarchy.cover",
         "roofline_pipe_reg.cover_width4",
         "roofline_pipe_reg.full_rate_width8", "roofline_intensity.control_uq24_16_c64", "roofline_intensity.cover_uq2_2_c4",
         "roofline_counts.control_uq24_16_l3_c64", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1",
