@@ -92,12 +92,19 @@ SEQUENTIAL_BUGS = [
     (3, "done_o held", "roofline_intensity.sv", "    done_d       = 1'b0;", "    done_d       = done_o;", "pulse"),
     (3, "synchronous reset", "roofline_intensity.sv", "always_ff @(posedge clk_i or negedge rst_ni)",
      "always_ff @(posedge clk_i)", "reset"),
+    (3, "busy_o never reset", "roofline_intensity.sv", "      busy_o       <= 1'b0;\n", "", "unknown value"),
     (5, "in_ready_o waits for the sink", "roofline_hierarchy_pipe.sv",
      "assign advance     = !valid_q[STAGES-1] || out_ready_i;", "assign advance     = out_ready_i;", "handshake"),
     (5, "synchronous reset", "roofline_hierarchy_pipe.sv", "always_ff @(posedge clk_i or negedge rst_ni)",
      "always_ff @(posedge clk_i)", "reset"),
     (5, "truncates", "roofline_round_cap.sv", "product_i[ROUND_W-1:0] + ROUND_HALF;", "product_i[ROUND_W-1:0];", "rounding"),
     (5, "ridge counted as memory-bound", "roofline_round_cap.sv", "< peak_i);", "<= peak_i);", "ridge tie"),
+    (5, "a tie goes to the last level", "roofline_binding.sv", "< best_product)) begin", "<= best_product)) begin",
+     "binding level"),
+    (5, "a W-bit product", "roofline_hierarchy_pipe.sv", "PRODUCT_W'(mul_q[node(MUL_STAGES - 1, l, 0) +: NODE_W]);",
+     "PRODUCT_W'(mul_q[node(MUL_STAGES - 1, l, 0) +: W]);", "product width"),
+    (5, "out_valid_o never reset", "roofline_hierarchy_pipe.sv", "      valid_q <= '0;\n    end else if (advance) begin",
+     "    end else if (advance) begin", "unknown value"),
 ]
 
 
@@ -108,8 +115,9 @@ SEQUENTIAL_BUGS = [
                          [pytest.param(*bug, id=f"{bug[0]}-{bug[1]}") for bug in SEQUENTIAL_BUGS])
 def test_a_real_rtl_bug_in_a_sequential_lab_gets_its_hint_and_no_other(number: int, bug: str, file: str, original: str,
                                                                         broken: str, hint: str, tmp_path: Path) -> None:
-    """Every group the bug makes fail says its kind, and no group says another (lab 3's value bugs
-    were once told to look for a stuck state, because every report prints the latency)."""
+    """The bug's kind is named, and no group names another (lab 3's value bugs were once told to
+    look for a stuck state, because every report prints the latency); a group the design got no
+    case of may say that instead."""
     submission = tmp_path / "submission"
     submission.mkdir()
     for stem in MODULES[load_lab(number).top].sources:
@@ -126,5 +134,4 @@ def test_a_real_rtl_bug_in_a_sequential_lab_gets_its_hint_and_no_other(number: i
     given = {group["name"]: {m[1] for line in group["detail"] if (m := HINT.match(line))} for group in result["groups"]}
     failing = [group["name"] for group in result["groups"] if group["kind"] == "sim" and group["score"] < group["weight"]]
     assert failing, f"{bug}: no group failed"
-    assert all(given[name] == {hint} for name in failing), given
-    assert not set().union(*given.values()) - {hint}, given
+    assert set().union(*given.values()) == {hint}, given

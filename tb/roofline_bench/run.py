@@ -78,7 +78,10 @@ async def execute(test: BenchTest, run: Run) -> Verdict:
         await test.body(run)
     except TapeEnded as problem:
         return run.sb.verdict(str(problem), ran_out=True)
-    except (PortError, Unresolved, TapeError) as problem:
+    except Unresolved as problem:  # a failure of its own kind too, so that feedback can name it
+        run.sb.fail("unknown_value", f"X/Z {run.cfg.top}: {problem}", kind="unresolved", event=True)
+        return run.sb.verdict(str(problem))
+    except (PortError, TapeError) as problem:
         return run.sb.verdict(str(problem))
     return run.sb.verdict()
 
