@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +181,83 @@ def bulk_judge_shape() -> object:
         hierarchy = False
 
     return Shape()
+
+
+# ---------------------------------------------------------------- every default limit, as documented
+
+DOCUMENTED_LIMITS = ("4096 MiB address space and 300 s CPU per process, 20 MiB per file, 64 processes, /tmp 256 MiB, "
+                     "/run 768 MiB, output kept up to 20 MiB per stream, no network, no /proc")  # docs/threat-model.md
+MIB = 1 << 20
+RLIMITS = """
+import resource
+from roofline_course import sandbox
+sandbox._apply_limits(sandbox.Limits(), wasm={wasm})
+print([resource.getrlimit(getattr(resource, name)) for name in ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_FSIZE",
+                                                                 "RLIMIT_NPROC", "RLIMIT_CORE")])
+"""
+
+
+def test_the_default_limits_are_the_documented_ones() -> None:
+    threat_model = " ".join((sandbox.REPO_ROOT / "docs" / "threat-model.md").read_text().split())
+    assert DOCUMENTED_LIMITS in threat_model
+    assert sandbox.Limits().describe() == DOCUMENTED_LIMITS
+    assert sandbox.Limits().step_s == 60.0 and "gets 60 s of wall-clock time" in threat_model
+
+
+@pytest.mark.parametrize("wasm", [False, True])
+def test_every_limit_reaches_the_process(wasm: bool) -> None:
+    run = subprocess.run([sys.executable, "-c", RLIMITS.format(wasm=wasm)], capture_output=True, text=True, timeout=60)
+    address_space = sandbox.WASM_ADDRESS_SPACE if wasm else 4096 * MIB  # a WebAssembly runtime reserves more, and says so
+    expected = [address_space, 4096 * MIB, 300, 20 * MIB, 64, 0]
+    assert run.stdout.strip() == str([(value, value) for value in expected]), run.stdout + run.stderr
+
+
+def test_the_scratch_folders_have_their_documented_sizes() -> None:
+    line = sandbox.command(["true"], None, sandbox.Limits())
+    mounts = {line[i + 1]: line[i - 4:i] for i, word in enumerate(line) if word == "--tmpfs"}
+    assert mounts == {"/tmp": ["--size", str(256 * MIB), "--perms", "01777"],
+                      "/run": ["--size", str(768 * MIB), "--perms", "01777"]}
+    assert "--unshare-net" in line
+
+
+# ---------------------------------------------------------------- more of a job's outcome
+
+def test_a_synthesis_group_with_no_target_clock_scores_in_full() -> None:
+    untimed = replace(SYNTHESIS, min_fmax_mhz=0.0)
+    score = grade._score_synthesis(untimed, outcome(b'{"fmax_mhz": 12.5, "luts": 10, "ffs": 2}'), "log")
+    assert (score.score, score.status) == (15.0, "pass")
+
+
+def test_a_group_whose_requirement_did_not_pass_is_skipped_took_no_time_and_ran_nothing(tmp_path: Path) -> None:
+    """lab5/lab.toml: synthesis requires "documents through the pipe" in full; with that group short of
+    full marks the synthesis is skipped (no sandbox, no tools) and says why."""
+    short = GroupScore(next(g for g in LAB5.groups if g.name == "documents through the pipe"), 1.0, "partial")
+    [skipped] = grade.grade_batch(LAB5, [SYNTHESIS], Precheck("ok"), "rtl", grade.Settings(), tmp_path,
+                                  {short.group.name: short}, timeout=1)
+    assert (skipped.score, skipped.status, skipped.seconds) == (0.0, "skipped", 0.0)
+    assert skipped.detail == ['scored only once documents through the pipe passes in full']
+    assert not list(tmp_path.iterdir())  # nothing ran
+
+
+# ---------------------------------------------------------------- the bound on both of its paths
+
+def test_the_64_bit_path_is_not_taken_where_a_scaled_cap_can_pass_2_to_the_63() -> None:
+    """UQ32.16 (48 bits; 48 + 16 = 64): ai 2^32 raw x bw 2^31 raw is 2^63, memory-bound under the
+    largest peak, so the cap is 2^63 / 2^16 = 2^47 raw. A cap of 0 is 2^47 LSBs away: outside the
+    bound, whatever a signed 64-bit subtraction would make of it."""
+    fmt = QFormat(32, 16)
+    product = (np.array([0], dtype=np.uint64), np.array([1 << 63], dtype=np.uint64))
+    peak = np.array([fmt.max_raw], dtype=np.uint64)
+    for cap, outside in ((0, True), (1, True), (1 << 47, False)):
+        assert bool(bulk_judge.outside_error_bound(fmt, peak, product, np.array([cap], dtype=np.uint64))[0]) is outside, cap
+
+
+def test_the_128_bit_distance_borrows_across_the_low_word() -> None:
+    """UQ40.23: ai (2^32 - 1) x bw (2^32 + 1) = 2^64 - 1 raw, so the cap is (2^64 - 1) / 2^23 =
+    2^41 - 2^-23, which rounds to 2^41 raw: its scaled value 2^64 is one above the product, across
+    the low word. 2^41 + 1 and 2^41 - 1 are a whole LSB away."""
+    fmt = QFormat(40, 23)
+    product = (np.array([0], dtype=np.uint64), np.array([(1 << 64) - 1], dtype=np.uint64))
+    peak = np.array([fmt.max_raw], dtype=np.uint64)
+    for cap, outside in ((1 << 41, False), ((1 << 41) + 1, True), ((1 << 41) - 1, True)):
+        assert bool(bulk_judge.outside_error_bound(fmt, peak, product, np.array([cap], dtype=np.uint64))[0]) is outside, cap
