@@ -17,6 +17,7 @@ import pytest
 from roofline_bench.tape import Reply
 from roofline_core import judge as bulk_judge
 from roofline_core.contract import ParamSet
+from roofline_core.scoreboard import Verdict
 from roofline_course import grade, judge, sandbox
 from roofline_course.labs import Group, load_lab
 from roofline_course.precheck import Precheck
@@ -261,3 +262,72 @@ def test_the_128_bit_distance_borrows_across_the_low_word() -> None:
     peak = np.array([fmt.max_raw], dtype=np.uint64)
     for cap, outside in ((1 << 41, False), ((1 << 41) + 1, True), ((1 << 41) - 1, True)):
         assert bool(bulk_judge.outside_error_bound(fmt, peak, product, np.array([cap], dtype=np.uint64))[0]) is outside, cap
+
+
+# ---------------------------------------------------------------- what a student reads about a group's marks
+
+def two_test_group(weight: float = 10, hint: str = "check the rounding") -> Group:
+    return Group("edges and documents", weight, False, "covers", ParamSet(8, 8), tests=("edge_cases", "document_cases"),
+                 hint=hint)
+
+
+def verdict(test: str, checked: int, failed: int, planned: int, reports: tuple[str, ...] = (), stopped: str = "",
+            baseline: float = 0.0) -> Verdict:
+    return Verdict(test, checked, tuple(f"f{i}" for i in range(failed)), planned, reports, stopped, baseline=baseline)
+
+
+def test_a_partial_group_tells_how_much_passed_why_it_stopped_and_what_failed() -> None:
+    """edge_cases: 3 of 20 planned passed (16 checked, 13 failed): credit 3/20; document_cases all
+    passed: credit 1. Proportional over the two tests: 10 x (0.15 + 1) / 2 = 5.75."""
+    long_report = "\n".join(f"line {i}" for i in range(16))
+    edges = verdict("edge_cases", 16, 13, 20, (long_report, "R2", "R3", "R4"), stopped="the simulation stopped")
+    documents = verdict("document_cases", 4, 0, 4)
+    reply = Reply(problem="line 7: not a tape", notes=["n" * 400, "second", "third", "fourth"])
+    facts = judge.RunFacts(2.0, timed_out=False, limit_s=60, crashed=False, log="groups/g/sim.log",
+                           shared_with=("a", "b"), explanation="the simulator stopped: a loop")
+    scored = judge.score(LAB1, two_test_group(), {"edge_cases": edges, "document_cases": documents}, reply, facts, "make sim X")
+    assert (scored.score, scored.status) == (pytest.approx(5.75), "partial")
+    assert scored.failing == [f"edge_cases: f{i}" for i in range(13)]
+    assert scored.detail == [
+        "the simulation's reply could not all be read: line 7: not a tape",
+        "the simulator stopped: a loop",
+        "note from the simulation: " + "n" * 300, "note from the simulation: second", "note from the simulation: third",
+        "edge_cases: 3 of 20 passed, first failing: f0; it stopped early: the simulation stopped (4 not checked)",
+        "    failing: " + ", ".join(f"f{i}" for i in range(12)) + " and 1 more",
+        "  line 0", *(f"    line {i}" for i in range(1, 14)), "    ...",
+        "  R2", "  R3",
+        "  ... 1 more report(s) in the log: groups/g/sim.log",
+        "hint: check the rounding",
+        "run it yourself: make sim X",
+        "(this simulation ran the groups a, b together)",
+    ]
+
+
+@pytest.mark.parametrize(("failed", "failing_line"), [(1, None), (2, "    failing: f0, f1"),
+                                                      (12, "    failing: " + ", ".join(f"f{i}" for i in range(12)))])
+def test_a_group_of_one_test_is_named_by_the_group_and_lists_more_than_one_failure(failed: int, failing_line: str | None) -> None:
+    group = Group("edge cases", 10, False, "covers", ParamSet(8, 8), tests=("edge_cases",))
+    edges = verdict("edge_cases", 20, failed, 20, ("MISMATCH one",), stopped="a missing port")
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    scored = judge.score(LAB1, group, {"edge_cases": edges}, Reply(), facts, "make sim Y")
+    passed = 20 - failed
+    assert scored.detail[0] == f"{passed} of 20 passed, first failing: f0; it stopped early: a missing port"
+    assert scored.detail[1:] == ([failing_line] if failing_line else []) + ["  MISMATCH one", "run it yourself: make sim Y"]
+    assert (scored.score, scored.status) == (pytest.approx(10 * passed / 20), "partial")
+
+
+def test_less_than_one_mark_is_still_partial_and_none_is_a_fail() -> None:
+    group = two_test_group(weight=1)
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    some = {"edge_cases": verdict("edge_cases", 10, 9, 10), "document_cases": verdict("document_cases", 4, 4, 4)}
+    none = {"edge_cases": verdict("edge_cases", 10, 10, 10), "document_cases": verdict("document_cases", 4, 4, 4)}
+    partly = judge.score(LAB1, group, some, Reply(), facts, "r")
+    assert (partly.status, partly.score) == ("partial", pytest.approx(0.05))
+    assert judge.score(LAB1, group, none, Reply(), facts, "r").status == "fail"
+
+
+def test_a_group_that_passed_says_nothing_even_with_notes() -> None:
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log", shared_with=("a", "b"))
+    found = {"edge_cases": verdict("edge_cases", 16, 0, 16), "document_cases": verdict("document_cases", 4, 0, 4)}
+    scored = judge.score(LAB1, two_test_group(), found, Reply(notes=["from the design"]), facts, "r")
+    assert (scored.score, scored.status, scored.detail) == (10.0, "pass", [])
