@@ -1,0 +1,96 @@
+"""Hidden means hidden, report by report, without a sandbox: one grade with a visible group that
+lost marks and a hidden one that lost marks with a secret in its detail, seen through every
+student-facing view (course/roofline_course/reports.py's docstring and docs/threat-model.md, row 6).
+Fast, so that `make mutation` runs it per mutant of the reports."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from roofline_core.contract import ParamSet
+from roofline_course import reports
+from roofline_course.labs import Group, load_lab
+from roofline_course.precheck import Precheck
+from roofline_course.results import Grade, GroupScore
+
+SECRET = "SEED=4242 hidden vector 17"
+LAB1 = load_lab(1, with_hidden=False)
+
+
+def group(name: str, weight: float, hidden: bool) -> Group:
+    return Group(name, weight, hidden, f"{name} covers", ParamSet(8, 8))
+
+
+def result(stage: str = "ok", problems: tuple[str, ...] = ()) -> dict[str, Any]:
+    """visible: 6 of 10, its detail "visible: 6 of 10 passed"; hidden: 1 of 5 with the secret; a
+    visible group in full."""
+    scores = [GroupScore(group("shown", 10, False), 6.0, "partial", ["visible: 6 of 10 passed"], 1.5, ["t: a"], "make sim A",
+                         "a.log"),
+              GroupScore(group("secret", 5, True), 1.0, "partial", [SECRET], 2.5, [f"t: {SECRET}"], f"make sim {SECRET}",
+                         "b.log"),
+              GroupScore(group("full", 5, False), 5.0, "pass", [], 0.5)]
+    lab = replace(LAB1, groups=tuple(s.group for s in scores))
+    return reports.canonical(Grade(lab, "ada", Precheck(stage, list(problems)), scores))
+
+
+def test_the_canonical_result_holds_everything_for_the_instructor() -> None:
+    canonical = result()
+    assert (canonical["score"], canonical["max_score"], canonical["seconds"], canonical["status"]) == (12.0, 20.0, 4.5, "graded")
+    assert [g["hidden"] for g in canonical["groups"]] == [False, True, False]
+    assert canonical["groups"][1]["detail"] == [SECRET]
+
+
+def test_the_student_terminal_shows_no_hidden_result_and_no_total() -> None:
+    shown = "\n".join(reports.terminal(result(), visible_only=True))
+    assert SECRET not in shown and "total" not in shown
+    assert "(after the due date)" in shown and "  visible: 6 of 10 passed" in shown
+    assert "  6.0/10" in shown and "  1.0/5" not in shown
+    instructor = "\n".join(reports.terminal(result()))
+    assert SECRET in instructor and "  1.0/5" in instructor
+    totals = [line.split() for line in instructor.splitlines() if line.strip().startswith("total")]
+    assert totals == [["total", "12.0/20"]]
+
+
+def test_first_problem_for_a_student_skips_the_hidden_groups() -> None:
+    assert reports.first_problem(result(), visible_only=True) == "shown: visible: 6 of 10 passed"
+    hidden_first = result()
+    hidden_first["groups"] = [hidden_first["groups"][1], hidden_first["groups"][0]]
+    assert reports.first_problem(hidden_first, visible_only=True) == "shown: visible: 6 of 10 passed"
+    assert reports.first_problem(hidden_first) == f"secret: {SECRET}"
+    assert reports.first_problem(result("compile", ("line 3: syntax error",))) == "line 3: syntax error"
+    full = result()
+    full["groups"] = [full["groups"][2]]
+    assert reports.first_problem(full) == ""
+
+
+def test_gradescope_shows_a_hidden_group_only_after_the_due_date() -> None:
+    document = reports.gradescope(result())
+    tests = {t["name"]: t for t in document["tests"]}
+    assert {name: (t["visibility"], t["status"], t["score"], t["max_score"]) for name, t in tests.items()} == {
+        "shown": ("visible", "failed", 6.0, 10), "secret": ("after_due_date", "failed", 1.0, 5),
+        "full": ("visible", "passed", 5.0, 5)}
+    assert "score" not in document and SECRET not in document["output"] and document["stdout_visibility"] == "visible"
+    assert all(SECRET not in t["output"] for t in tests.values() if t["visibility"] == "visible")
+
+
+def test_prairielearn_leaves_the_hidden_groups_out_and_scores_the_visible_ones() -> None:
+    document = reports.prairielearn(result())
+    assert [t["name"] for t in document["tests"]] == ["shown", "full"]
+    assert document["score"] == pytest.approx(11 / 15, abs=1e-6) and document["gradable"] is True
+    assert SECRET not in str(document)
+    failed = reports.prairielearn(result("compile", ("line 3: syntax error",)))
+    assert failed == {"gradable": False, "format_errors": ["line 3: syntax error"]}
+
+
+def test_junit_counts_the_groups_short_of_their_weight(tmp_path: Path) -> None:
+    reports.junit(result(), tmp_path / "junit.xml")
+    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("3", "2")
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert cases["secret"].get("classname") == "lab1.hidden" and cases["shown"].get("classname") == "lab1.visible"
+    assert cases["full"].find("failure") is None and cases["shown"].find("failure").get("message") == "partial: 6/10"
