@@ -6,9 +6,10 @@ runs, ...), and for each mutant only the fast tests the table names for that mod
 mutant the tests fail on is killed; one they pass on survives, and must be killed by a new test
 or recorded in flows/mutation-equivalent.toml with the reason it cannot change behaviour.
 
-The mutant is written in place over the module (the packages are installed editable, so the tests
-import it from there) and the original is always put back: a copy waits in build/mutation/restore
-while a mutant is on disk, and a run that was killed outright puts it back when the next one starts.
+The checkout is never changed: each run copies it (without .venv, build and .git) to
+build/mutation/checkout and writes the mutants there, in place, one at a time; the tests run from
+that copy, whose package roots come first on PYTHONPATH, ahead of the editable install. Within the
+copy the original is put back after every mutant, on Ctrl-C and SIGTERM too.
 
 Exit status: 0 when every module run scored at least its threshold and every survivor is recorded
 as equivalent; 1 otherwise, or when the budget ran out before a module was done; 2 for a wrong command.
@@ -17,9 +18,11 @@ as equivalent; 1 otherwise, or when the budget ran out before a module was done;
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,7 +43,9 @@ from roofline_core.paths import BUILD_ROOT, REPO_ROOT
 TABLE = REPO_ROOT / "flows" / "mutation.toml"
 EQUIVALENTS = REPO_ROOT / "flows" / "mutation-equivalent.toml"
 DOC = REPO_ROOT / "docs" / "mutation.md"
-RESTORE_DIR = BUILD_ROOT / "mutation" / "restore"
+COPY = BUILD_ROOT / "mutation" / "checkout"
+COPY_LEAVES_OUT = (".venv", "build", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache")
+PACKAGE_ROOTS = ("model", "core", "tb", "flows", "course", "cli")  # pyproject's package-dir
 DOC_START, DOC_END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"
 MODULE_LEVEL = "<module>"  # the `functions` entry for code outside any function or class
 
@@ -190,7 +195,10 @@ def mutants_of(target: Target) -> list[Mutant]:
             function = ASTQuery(node).get_definition_name() or MODULE_LEVEL
             if (target.functions and function not in target.functions) or in_annotation(node):
                 continue
-            code = mutate_code(source, operator, occurrence)
+            try:
+                code = mutate_code(source, operator, occurrence)
+            except Exception:  # noqa: BLE001 - an operator that cannot rewrite this node (ExceptionReplacer on a.B)
+                code = None
             if code is None or code == source:
                 continue
             line, change = changed_lines(source, code)
@@ -203,23 +211,18 @@ def mutants_of(target: Target) -> list[Mutant]:
     return sorted(found, key=lambda m: (m.line, m.operator, m.id))
 
 
-# ---------------------------------------------------------------- a mutant on disk, and always put back
+# ---------------------------------------------------------------- the copy, a mutant in it, and always put back
+
+def make_copy(into: Path = COPY) -> Path:
+    """A fresh copy of the checkout to mutate: whatever an earlier (killed) run left there is gone."""
+    shutil.rmtree(into, ignore_errors=True)
+    shutil.copytree(REPO_ROOT, into, symlinks=True, ignore=shutil.ignore_patterns(*COPY_LEAVES_OUT))
+    return into
+
 
 def _forget_bytecode(path: Path) -> None:
     for cached in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
         cached.unlink(missing_ok=True)
-
-
-def restore_leftovers() -> list[str]:
-    """Put back every original a killed run left in RESTORE_DIR; returns their paths."""
-    restored = []
-    for copy in sorted(RESTORE_DIR.glob("*.orig")) if RESTORE_DIR.is_dir() else ():
-        target = REPO_ROOT / copy.with_suffix("").name.replace("%", "/")
-        target.write_bytes(copy.read_bytes())
-        _forget_bytecode(target)
-        copy.unlink()
-        restored.append(str(target.relative_to(REPO_ROOT)))
-    return restored
 
 
 def _raise_on_term(signum: int, frame: object) -> None:
@@ -227,12 +230,8 @@ def _raise_on_term(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def mutated(module: str, code: str) -> Iterator[None]:
-    path = REPO_ROOT / module
+def mutated(path: Path, code: str) -> Iterator[None]:
     original = path.read_bytes()
-    RESTORE_DIR.mkdir(parents=True, exist_ok=True)
-    copy = RESTORE_DIR / (module.replace("/", "%") + ".orig")
-    copy.write_bytes(original)
     try:
         path.write_text(code)
         _forget_bytecode(path)
@@ -240,20 +239,21 @@ def mutated(module: str, code: str) -> Iterator[None]:
     finally:
         path.write_bytes(original)
         _forget_bytecode(path)
-        copy.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- running the tests
 
-def run_tests(target: Target, timeout: float) -> tuple[str, float, str]:
-    """("passed" | "failed" | "timeout", seconds, the output's tail)."""
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-               "-o", "addopts=", *target.tests]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ROOFLINE_SEED": os.environ.get("ROOFLINE_SEED", "1")}
+def run_tests(target: Target, work: Path, timeout: float) -> tuple[str, float, str]:
+    """The target's tests in the copy `work`: ("passed" | "failed" | "timeout", seconds, the output's tail)."""
+    # No xdist and no hypothesis plugin: a second or two less per mutant, and no test here needs them.
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-p", "no:hypothesispytest", "-o", "addopts=", *target.tests]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ROOFLINE_SEED": os.environ.get("ROOFLINE_SEED", "1"),
+           "PYTHONPATH": os.pathsep.join(str(work / root) for root in PACKAGE_ROOTS), "ROOFLINE_BUILD": str(work / "build")}
     env.pop("ROOFLINE_TEST_ENV", None)  # a skip of a mutant's test run is not CI's skip policy
     started = time.monotonic()
     try:
-        run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=timeout, env=env,
+        run = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout, env=env,
                              start_new_session=True)
     except subprocess.TimeoutExpired as expired:
         return "timeout", time.monotonic() - started, str(expired.stdout or "")[-2000:]
@@ -261,10 +261,11 @@ def run_tests(target: Target, timeout: float) -> tuple[str, float, str]:
     return outcome, time.monotonic() - started, (run.stdout + run.stderr)[-2000:]
 
 
-def run_module(target: Target, equivalents: dict[tuple[str, str], str], deadline: float, verbose: bool = False) -> Tally:
+def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], str], deadline: float,
+               verbose: bool = False) -> Tally:
     tally = Tally(target.name, threshold=target.threshold)
     started = time.monotonic()
-    baseline, seconds, tail = run_tests(target, timeout=600)
+    baseline, seconds, tail = run_tests(target, work, timeout=600)
     if baseline != "passed":
         raise MutationError(f"{target.path}: its tests do not pass unmutated ({baseline}):\n{tail}")
     timeout = 3 * seconds + 10
@@ -279,8 +280,8 @@ def run_module(target: Target, equivalents: dict[tuple[str, str], str], deadline
         if (target.path, mutant.id) in equivalents:
             tally.equivalent += 1
             continue
-        with mutated(target.path, mutant.code):
-            outcome, _, tail = run_tests(target, timeout)
+        with mutated(work / target.path, mutant.code):
+            outcome, _, tail = run_tests(target, work, timeout)
         if outcome == "failed":
             tally.killed += 1
         elif outcome == "timeout":
@@ -336,7 +337,14 @@ HEADER = ("| module | mutants | killed | survived | timed out | equivalent (reco
 
 
 def write_doc(tallies: list[Tally], path: Path = DOC) -> None:
-    """The table between the markers: these modules' rows replaced, every other row kept."""
+    """The table between the markers: these modules' rows replaced, every other row kept (under a
+    lock: two runs side by side each add their rows)."""
+    with path.open() as lock:  # the document itself is the lock
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _write_rows(tallies, path)
+
+
+def _write_rows(tallies: list[Tally], path: Path) -> None:
     text = path.read_text()
     if DOC_START not in text or DOC_END not in text:
         raise MutationError(f"{path}: the markers {DOC_START} and {DOC_END} are missing")
@@ -366,8 +374,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _raise_on_term)  # a stopped run still puts the original back (mutated's finally)
     try:
-        if restored := restore_leftovers():
-            print(f"put back the originals an interrupted run left: {', '.join(restored)}")
         targets = load_table(args.table)
         equivalents = load_equivalents()
         names = [name for name in re.split(r"[,\s]+", args.modules) if name]
@@ -386,18 +392,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     deadline = time.monotonic() + args.budget
     tallies = []
+    work = make_copy()
+    print(f"make mutation: {len(chosen)} module(s), mutated in a copy of the checkout: {work}", flush=True)
+    write = args.write or args.all
     try:
         for target in chosen:
-            tallies.append(run_module(target, equivalents, deadline, args.verbose))
+            tallies.append(run_module(target, work, equivalents, deadline, args.verbose))
+            if write:  # each module's row as soon as it is done: a run stopped later keeps them
+                write_doc(tallies[-1:])
     except MutationError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("make mutation: stopped; every module is as it was", file=sys.stderr)
+        print("make mutation: stopped (the checkout was never changed; the copy is made anew each run)", file=sys.stderr)
         return 1
     print("\n" + HEADER + "\n" + "\n".join(row(t) for t in tallies))
-    if args.write or args.all:
-        write_doc(tallies)
+    if write:
         print(f"table written into {DOC.relative_to(REPO_ROOT)}")
     failing = [t for t in tallies if not t.ok]
     for tally in failing:
