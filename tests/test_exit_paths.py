@@ -8,22 +8,32 @@ from pathlib import Path
 
 import pytest
 
+from roofline_core.paths import RTL_DIR
+from roofline_core.tools import ToolError
 from roofline_flows import prove, sby
 
 TASKS = [sby.Task(Path("roofline_round_cap.sby"), "verdict", "prove", 4, {}),
          sby.Task(Path("roofline_round_cap.sby"), "cover", "cover", 8, {})]
 
 
+BUILD = "deep/build"  # below tmp_path, not there yet: make prove makes it
+
+
 @pytest.fixture
 def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, tuple[bool, bool]]:
-    """Each task's (passed, bounded), as the test sets them; logs and times into tmp_path."""
+    """Each task's (passed, bounded), as the test sets them; logs and times into tmp_path/BUILD."""
     results = {task.name: (True, False) for task in TASKS}
-    monkeypatch.setattr(prove, "BUILD_ROOT", tmp_path)
+    monkeypatch.setattr(prove, "BUILD_ROOT", tmp_path / BUILD)
     monkeypatch.setattr(sby, "tasks", lambda: TASKS)
     monkeypatch.setattr(sby, "toolchain", lambda: (["sby"], "a fake sby"))
-    monkeypatch.setattr(prove, "describe_design", lambda rtl: [])
-    monkeypatch.setattr(sby, "run", lambda task, *rest: sby.Outcome(task, results[task.name][0], 1.0, "a summary",
-                                                                   bounded=results[task.name][1]))
+
+    def run(task: sby.Task, log_dir: Path, command: list[str], timeout: float, rtl: str | None, probes: bool) -> sby.Outcome:
+        passed, bounded = results[task.name]
+        design = Path(rtl) if rtl else RTL_DIR / "roofline_round_cap.sv"
+        return sby.Outcome(task, passed, 1.0, "a summary", [] if passed else ["step 3: assert failed"], bounded,
+                           sby.Attachment(design))
+
+    monkeypatch.setattr(sby, "run", run)
     return results
 
 
@@ -38,8 +48,45 @@ def test_one_failed_task_exits_1(proving: dict[str, tuple[bool, bool]], capsys: 
     proving["cover"] = (False, False)
     assert prove.main([]) == 1
     out = capsys.readouterr().out
-    assert "FAILED roofline_round_cap.cover" in out and out.rstrip().endswith("make prove: 1 passed, 1 failed")
-    assert "roofline_round_cap.cover: FAILED, a summary" in out and "rerun: make prove" in out
+    assert "FAILED roofline_round_cap.cover (1.0 s)" in out and out.rstrip().endswith("make prove: 1 passed, 1 failed")
+    assert ("roofline_round_cap.cover: FAILED, a summary\n    step 3: assert failed\n"
+            '    rerun: make prove PROVE_ARGS="-k roofline_round_cap.cover"') in out
+    assert "roofline_round_cap.verdict: PROVED" not in out  # a proof that held is not listed again
+
+
+def test_the_project_rtl_is_named_and_its_proof_times_are_kept(proving: dict[str, tuple[bool, bool]], tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    proving["cover"] = (False, False)
+    assert prove.main([]) == 1
+    assert "checking the project's RTL (" in capsys.readouterr().out
+    times = (tmp_path / BUILD / "prove" / "times.json").read_text()
+    assert '"roofline_round_cap.verdict": 1.0' in times and "cover" not in times  # only what passed
+    assert prove.main([]) == 1  # a second run in the same build folder
+
+
+def test_a_drop_in_is_named_its_times_are_not_kept_and_its_rerun_carries_it(
+        proving: dict[str, tuple[bool, bool]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    drop_in = tmp_path / "roofline_round_cap.sv"
+    drop_in.write_text((RTL_DIR / "roofline_round_cap.sv").read_text())
+    proving["verdict"] = (False, False)
+    assert prove.main(["--rtl", str(drop_in), "--jobs", "0"]) == 1
+    out = capsys.readouterr().out
+    assert f"checking RTL={drop_in}:" in out and "FAILED roofline_round_cap.verdict [drop-in] (1.0 s)" in out
+    assert f'rerun: make prove PROVE_ARGS="-k roofline_round_cap.verdict" RTL="{drop_in}"' in out
+    assert not (tmp_path / BUILD / "prove" / "times.json").exists()
+
+
+def test_a_missing_drop_in_or_toolchain_exits_2(proving: dict[str, tuple[bool, bool]], monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert prove.main(["--rtl", "/no/such/rtl.sv"]) == 2
+    assert capsys.readouterr().err.strip() == "error: RTL=/no/such/rtl.sv: no such file or folder"
+
+    def no_sby() -> tuple[list[str], str]:
+        raise ToolError("yowasp-sby not found")
+
+    monkeypatch.setattr(sby, "toolchain", no_sby)
+    assert prove.main([]) == 2
+    assert capsys.readouterr().err.strip() == "error: yowasp-sby not found"
 
 
 def test_a_bounded_proof_passes_and_says_it_is_bounded(proving: dict[str, tuple[bool, bool]],
