@@ -19,16 +19,24 @@ TASKS = [sby.Task(Path("roofline_round_cap.sby"), "verdict", "prove", 4, {}),
 BUILD = "deep/build"  # below tmp_path, not there yet: make prove makes it
 
 
+class Proving(dict[str, tuple[bool, bool]]):
+    """Each task's (passed, bounded), as the test sets them, and whether each run was asked to attach the probes."""
+
+    probed: list[bool]
+
+
 @pytest.fixture
-def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, tuple[bool, bool]]:
-    """Each task's (passed, bounded), as the test sets them; logs and times into tmp_path/BUILD."""
-    results = {task.name: (True, False) for task in TASKS}
+def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Proving:
+    """Every task passes unless the test says otherwise; logs and times into tmp_path/BUILD."""
+    results = Proving({task.name: (True, False) for task in TASKS})
+    results.probed = []
     monkeypatch.setattr(prove, "BUILD_ROOT", tmp_path / BUILD)
     monkeypatch.setattr(sby, "tasks", lambda: TASKS)
     monkeypatch.setattr(sby, "toolchain", lambda: (["sby"], "a fake sby"))
 
     def run(task: sby.Task, log_dir: Path, command: list[str], timeout: float, rtl: str | None, probes: bool) -> sby.Outcome:
         passed, bounded = results[task.name]
+        results.probed.append(probes)
         design = Path(rtl) if rtl else RTL_DIR / "roofline_round_cap.sv"
         return sby.Outcome(task, passed, 1.0, "a summary", [] if passed else ["step 3: assert failed"], bounded,
                            sby.Attachment(design))
@@ -37,14 +45,14 @@ def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, tuple[
     return results
 
 
-def test_every_task_proved_exits_0(proving: dict[str, tuple[bool, bool]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_task_proved_exits_0(proving: Proving, capsys: pytest.CaptureFixture[str]) -> None:
     assert prove.main([]) == 0
     out = capsys.readouterr().out
     assert "PROVED roofline_round_cap.verdict" in out and "REACHED roofline_round_cap.cover" in out
     assert out.rstrip().endswith("make prove: 2 passed, 0 failed")
 
 
-def test_one_failed_task_exits_1(proving: dict[str, tuple[bool, bool]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_failed_task_exits_1(proving: Proving, capsys: pytest.CaptureFixture[str]) -> None:
     proving["cover"] = (False, False)
     assert prove.main([]) == 1
     out = capsys.readouterr().out
@@ -54,7 +62,7 @@ def test_one_failed_task_exits_1(proving: dict[str, tuple[bool, bool]], capsys: 
     assert "roofline_round_cap.verdict: PROVED" not in out  # a proof that held is not listed again
 
 
-def test_the_project_rtl_is_named_and_its_proof_times_are_kept(proving: dict[str, tuple[bool, bool]], tmp_path: Path,
+def test_the_project_rtl_is_named_and_its_proof_times_are_kept(proving: Proving, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     proving["cover"] = (False, False)
     assert prove.main([]) == 1
@@ -65,7 +73,7 @@ def test_the_project_rtl_is_named_and_its_proof_times_are_kept(proving: dict[str
 
 
 def test_a_drop_in_is_named_its_times_are_not_kept_and_its_rerun_carries_it(
-        proving: dict[str, tuple[bool, bool]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        proving: Proving, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     drop_in = tmp_path / "roofline_round_cap.sv"
     drop_in.write_text((RTL_DIR / "roofline_round_cap.sv").read_text())
     proving["verdict"] = (False, False)
@@ -76,7 +84,7 @@ def test_a_drop_in_is_named_its_times_are_not_kept_and_its_rerun_carries_it(
     assert not (tmp_path / BUILD / "prove" / "times.json").exists()
 
 
-def test_a_missing_drop_in_or_toolchain_exits_2(proving: dict[str, tuple[bool, bool]], monkeypatch: pytest.MonkeyPatch,
+def test_a_missing_drop_in_or_toolchain_exits_2(proving: Proving, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     assert prove.main(["--rtl", "/no/such/rtl.sv"]) == 2
     assert capsys.readouterr().err.strip() == "error: RTL=/no/such/rtl.sv: no such file or folder"
@@ -89,7 +97,7 @@ def test_a_missing_drop_in_or_toolchain_exits_2(proving: dict[str, tuple[bool, b
     assert capsys.readouterr().err.strip() == "error: yowasp-sby not found"
 
 
-def test_a_bounded_proof_passes_and_says_it_is_bounded(proving: dict[str, tuple[bool, bool]],
+def test_a_bounded_proof_passes_and_says_it_is_bounded(proving: Proving,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     proving["verdict"] = (True, True)
     assert prove.main([]) == 0
@@ -99,12 +107,21 @@ def test_a_bounded_proof_passes_and_says_it_is_bounded(proving: dict[str, tuple[
     assert "roofline_round_cap.verdict: BOUNDED, a summary" in out
 
 
-def test_no_such_task_exits_2(proving: dict[str, tuple[bool, bool]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_such_task_exits_2(proving: Proving, capsys: pytest.CaptureFixture[str]) -> None:
     assert prove.main(["-k", "no_such_task"]) == 2
     assert capsys.readouterr().err.strip() == "error: no task name (unit.task) contains 'no_such_task'"
 
 
-def test_only_the_named_tasks_run(proving: dict[str, tuple[bool, bool]], capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_the_named_tasks_run(proving: Proving, capsys: pytest.CaptureFixture[str]) -> None:
     proving["cover"] = (False, False)  # not run: -k picks the verdict
     assert prove.main(["-k", "round_cap.verdict"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("make prove: 1 passed, 0 failed")
+
+
+def test_the_internal_invariants_are_attached_unless_no_probes_is_given(proving: Proving,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    proving["verdict"] = (False, False)
+    assert prove.main(["-k", "verdict"]) == 1
+    assert prove.main(["-k", "verdict", "--no-probes"]) == 1
+    assert proving.probed == [True, False]
+    assert 'rerun: make prove PROVE_ARGS="-k roofline_round_cap.verdict --no-probes"' in capsys.readouterr().out
