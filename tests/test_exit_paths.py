@@ -1,13 +1,16 @@
-"""`make prove`'s exit path without a solver: its tasks' outcomes given, what prove.main returns and
-says. Fast, so that `make mutation` runs it per mutant; tests/test_exit_status.py runs the real
-command, with SymbiYosys, on a proof that holds and on a ridge bug."""
+"""`make prove`'s and `make sweep`'s exit paths without a solver or a simulator: the outcomes given,
+what main returns and says. Fast, so that `make mutation` runs it per mutant; tests/test_exit_status.py
+runs the real commands (SymbiYosys, Icarus) on a passing and a failing input."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from roofline_bulk import sweep
 from roofline_core.paths import RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_flows import prove, sby
@@ -125,3 +128,75 @@ def test_the_internal_invariants_are_attached_unless_no_probes_is_given(proving:
     assert prove.main(["-k", "verdict", "--no-probes"]) == 1
     assert proving.probed == [True, False]
     assert 'rerun: make prove PROVE_ARGS="-k roofline_round_cap.verdict --no-probes"' in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- make sweep's exit path, without a simulator
+
+@dataclass
+class Swept:
+    """What run_sweep gives back, as far as the exit status reads it."""
+
+    passed: int
+    failed: int
+    failures: list[object] = field(default_factory=list)
+
+
+@pytest.fixture
+def sweeping(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, object]:
+    """The sweep's outcome, as the test sets it: (vectors passed, vectors failed), and the summary's verdict."""
+    outcome: dict[str, object] = {"result": Swept(200, 0), "summary": True, "raise": None}
+
+    def run_sweep(cfg: object, quiet: bool) -> tuple[Swept, dict[str, int]]:
+        if outcome["raise"] is not None:
+            raise outcome["raise"]  # type: ignore[misc]
+        return outcome["result"], {}  # type: ignore[return-value]
+
+    monkeypatch.setattr(sweep, "run_sweep", run_sweep)
+    monkeypatch.setattr(sweep, "sweep_build", lambda cfg: SimpleNamespace(folder=tmp_path))
+    monkeypatch.setattr(sweep, "summarize", lambda *args: outcome["summary"])
+    return outcome
+
+
+SWEEP = ["--sim", "icarus", "--top", "roofline_attainable", "-n", "200", "--seed", "1"]
+
+
+@pytest.mark.parametrize(("result", "summary", "status"), [
+    (Swept(200, 0), True, 0),
+    (Swept(199, 1), True, 1),  # a mismatched vector, whatever the summary says
+    (Swept(200, 0), False, 1),  # the summary found a problem (coverage, a bound)
+    (Swept(0, 0), True, 1),  # nothing checked is no pass
+], ids=["passed", "a-mismatch", "summary-failed", "nothing-checked"])
+def test_the_sweep_exits_by_what_it_checked(sweeping: dict[str, object], result: Swept, summary: bool, status: int) -> None:
+    sweeping.update(result=result, summary=summary)
+    assert sweep.main(SWEEP) == status
+
+
+def test_a_build_that_stops_exits_1_and_bad_input_exits_2(sweeping: dict[str, object],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    sweeping["raise"] = SystemExit("verilator: %Error")
+    assert sweep.main(SWEEP) == 1
+    assert "error: the build or the simulator failed (verilator: %Error)" in capsys.readouterr().err
+    sweeping["raise"] = ToolError("iverilog not found")
+    assert sweep.main(SWEEP) == 2
+    assert capsys.readouterr().err.strip() == "error: iverilog not found"
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["-n", "0"], "error: N must be at least 1"),
+    (["--only", "200"], "error: ONLY=200: this sweep numbers its vectors 0..199"),
+    (["--only", "-1"], "error: ONLY=-1: this sweep numbers its vectors 0..199"),
+])
+def test_an_impossible_sweep_is_one_line_and_exit_2(sweeping: dict[str, object], arguments: list[str], message: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert sweep.main([*SWEEP, *arguments]) == 2
+    assert capsys.readouterr().err.strip() == message
+
+
+def test_the_last_vector_may_be_run_alone(sweeping: dict[str, object]) -> None:
+    assert sweep.main([*SWEEP, "--only", "199"]) == 0
+
+
+def test_every_top_must_pass(sweeping: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
+    verdicts = iter([0, 1])
+    monkeypatch.setattr(sweep, "run_one", lambda cfg, verbose: next(verdicts))
+    assert sweep.main([*SWEEP[:2], "--top", "all", *SWEEP[4:]]) == 1
