@@ -331,3 +331,17 @@ def test_a_group_that_passed_says_nothing_even_with_notes() -> None:
     found = {"edge_cases": verdict("edge_cases", 16, 0, 16), "document_cases": verdict("document_cases", 4, 0, 4)}
     scored = judge.score(LAB1, two_test_group(), found, Reply(notes=["from the design"]), facts, "r")
     assert (scored.score, scored.status, scored.detail) == (10.0, "pass", [])
+
+
+def test_the_bulk_checker_flags_a_wrong_verdict_at_the_ridge_where_the_cap_is_right() -> None:
+    """UQ8.8: peak 2, ai 1 FLOP/B, bw 2 B/cycle: ai*bw == peak, the ridge, where the spec has the
+    compute roof bind (mem_bound 0) and the cap is 2.0 either way (raw 512). A design that says
+    memory-bound there has the right cap, inside the bound: only the verdict's comparison flags it."""
+    cfg = bulk_judge_shape()
+    one = np.array([1 << 8], dtype=np.uint64)
+    vectors = bulk_judge.Vectors(np.array([0]), np.array([2 << 8], dtype=np.uint64), 2 * one[:, None], one[:, None])
+    cap, no_levels = np.array([512], dtype=np.uint64), np.zeros((1, 0), dtype=np.uint64)
+    want = bulk_judge.Outputs(cap, np.array([False]), np.array([1]), no_levels)
+    for mem_bound, bad in ((True, True), (False, False)):
+        actual = bulk_judge.Outputs(cap, np.array([mem_bound]), np.array([1]), no_levels)
+        assert bool(bulk_judge.failing(cfg, vectors, want, actual, bulk_judge.products(vectors))[0]) is bad, mem_bound
