@@ -24,7 +24,8 @@ def numbers(rows: list[dict[str, Any]], lab: object = LAB) -> dict[str, Any]:
 
 
 def test_statuses_are_counted_most_common_first_then_by_name() -> None:
-    rows = [row(f"g{i}") for i in range(3)] + [row("t", "timeout"), row("c", "compile error"), row("e", "grader error")]
+    """Named so that the rows' own order (by name) is not the statuses' order."""
+    rows = [row(f"g{i}") for i in range(3)] + [row("a", "timeout"), row("b", "grader error"), row("c", "compile error")]
     assert numbers(rows)["statuses"] == [("graded", 3), ("compile error", 1), ("grader error", 1), ("timeout", 1)]
 
 
@@ -45,6 +46,13 @@ def test_a_group_a_row_does_not_hold_is_not_full_marks_whatever_its_weight() -> 
     light = replace(LAB, groups=(replace(FIRST, weight=1.0),))
     rows = [row("a", groups={})]
     assert [(r["full"], r["rate"]) for r in numbers(rows, light)["rates"]] == [(0, "0%")]
+
+
+def test_a_group_worth_nothing_is_full_for_everyone() -> None:
+    """A testbench lab's coverage group weighs 0 (shown only): every scored entry has all 0 of it."""
+    shown_only = replace(LAB, groups=(replace(FIRST, weight=0.0),))
+    assert [(r["full"], r["rate"]) for r in numbers([row("a", groups={}), row("b", groups={})], shown_only)["rates"]] \
+        == [(2, "100%")]
 
 
 def test_with_no_scored_entry_every_rate_is_a_dash() -> None:
