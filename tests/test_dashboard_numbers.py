@@ -50,9 +50,9 @@ def test_a_group_a_row_does_not_hold_is_not_full_marks_whatever_its_weight() -> 
 
 def test_a_group_worth_nothing_is_full_for_everyone() -> None:
     """A testbench lab's coverage group weighs 0 (shown only): every scored entry has all 0 of it."""
-    shown_only = replace(LAB, groups=(replace(FIRST, weight=0.0),))
-    assert [(r["full"], r["rate"]) for r in numbers([row("a", groups={}), row("b", groups={})], shown_only)["rates"]] \
-        == [(2, "100%")]
+    shown_only = replace(LAB, groups=(replace(FIRST, weight=0.0), SECOND))
+    rates = numbers([row("a", groups={}), row("b", groups={SECOND.name: SECOND.weight})], shown_only)["rates"]
+    assert [(r["full"], r["rate"]) for r in rates] == [(2, "100%"), (1, "50%")]
 
 
 def test_with_no_scored_entry_every_rate_is_a_dash() -> None:
