@@ -345,3 +345,10 @@ def test_the_bulk_checker_flags_a_wrong_verdict_at_the_ridge_where_the_cap_is_ri
     for mem_bound, bad in ((True, True), (False, False)):
         actual = bulk_judge.Outputs(cap, np.array([mem_bound]), np.array([1]), no_levels)
         assert bool(bulk_judge.failing(cfg, vectors, want, actual, bulk_judge.products(vectors))[0]) is bad, mem_bound
+
+
+def test_a_test_that_passed_before_one_that_failed_does_not_hide_it() -> None:
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    found = {"document_cases": verdict("document_cases", 4, 0, 4), "edge_cases": verdict("edge_cases", 16, 1, 16, ("R1",))}
+    scored = judge.score(LAB1, two_test_group(hint=""), found, Reply(), facts, "r")
+    assert scored.detail == ["edge_cases: 15 of 16 passed, first failing: f0", "  R1", "run it yourself: r"]
