@@ -17,8 +17,8 @@ import pytest
 from roofline_bench.tape import Reply
 from roofline_core import judge as bulk_judge
 from roofline_core.contract import ParamSet
-from roofline_core.scoreboard import Verdict
-from roofline_course import grade, judge, sandbox
+from roofline_core.scoreboard import Failure, Verdict
+from roofline_course import grade, hints, judge, sandbox
 from roofline_course.labs import Group, load_lab
 from roofline_course.precheck import Precheck
 from roofline_course.results import Grade, GroupScore
@@ -352,3 +352,51 @@ def test_a_test_that_passed_before_one_that_failed_does_not_hide_it() -> None:
     found = {"document_cases": verdict("document_cases", 4, 0, 4), "edge_cases": verdict("edge_cases", 16, 1, 16, ("R1",))}
     scored = judge.score(LAB1, two_test_group(hint=""), found, Reply(), facts, "r")
     assert scored.detail == ["edge_cases: 15 of 16 passed, first failing: f0", "  R1", "run it yourself: r"]
+
+
+CONSTANT = "check that every output is computed from the inputs, on every path"
+
+
+def test_tests_passed_no_better_than_constant_outputs_are_told_so_with_the_groups_hint() -> None:
+    """Credit 0 (nothing beyond what a constant design passes) says nothing of the kind of bug."""
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    found = {"edge_cases": verdict("edge_cases", 10, 10, 10), "document_cases": verdict("document_cases", 4, 3, 4, baseline=0.25)}
+    scored = judge.score(LAB1, two_test_group(hint="check the rounding"), found, Reply(), facts, "r")
+    told = f"hint: no case of edge_cases, document_cases passed beyond what constant outputs would pass: {CONSTANT}"
+    assert scored.detail[-3:] == [told, "hint: check the rounding", "run it yourself: r"]
+    no_hint = judge.score(LAB1, two_test_group(hint=""), found, Reply(), facts, "r")
+    assert no_hint.detail[-2:] == [f"hint: no case of edge_cases, document_cases passed beyond what constant outputs would pass: "
+                                   f"{CONSTANT}", "run it yourself: r"]
+
+
+def test_a_test_with_some_credit_decides_the_hint_and_the_constant_one_is_not_named() -> None:
+    rounding = Failure("v1", "label", "mismatch", (("cap_o", 16, 15),))
+    partly = replace(verdict("edge_cases", 10, 1, 10), failures=(rounding,))
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    found = {"edge_cases": partly, "document_cases": verdict("document_cases", 4, 4, 4)}
+    hints_shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
+    assert hints_shown == [f"hint (rounding): {hints.HINTS['rounding']}"]  # the group's own hint only when no kind fits
+    found["edge_cases"] = verdict("edge_cases", 10, 1, 10)  # some credit, no failure of a kind; a test lost beside it
+    hints_shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
+    assert hints_shown == []  # the rule today: with a test lost beside it, no fallback and no "no case of" line
+    found["document_cases"] = verdict("document_cases", 4, 0, 4)  # nothing lost: the group's own hint
+    hints_shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
+    assert hints_shown == ["hint: check the rounding"]
+
+
+def test_a_test_that_checked_nothing_is_not_a_constant_design() -> None:
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    found = {"edge_cases": verdict("edge_cases", 0, 1, 4, stopped="a missing port"),
+             "document_cases": verdict("document_cases", 4, 0, 4)}
+    detail = judge.score(LAB1, two_test_group(hint=""), found, Reply(), facts, "r").detail
+    assert detail == ["edge_cases: 0 of 4 passed, first failing: f0; it stopped early: a missing port (4 not checked)",
+                      "run it yourself: r"]
+
+
+def test_reports_are_cut_past_fourteen_lines_and_past_three_reports_only() -> None:
+    fourteen = "\n".join(f"line {i}" for i in range(14))
+    edges = verdict("edge_cases", 10, 3, 10, (fourteen, "R2", "R3"))
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    detail = judge.score(LAB1, two_test_group(hint=""), {"edge_cases": edges}, Reply(), facts, "r").detail
+    assert "    ..." not in detail and not any("more report(s)" in line for line in detail)
+    assert detail[2:18] == ["  line 0", *(f"    line {i}" for i in range(1, 14)), "  R2", "  R3"]
