@@ -94,3 +94,13 @@ def test_junit_counts_the_groups_short_of_their_weight(tmp_path: Path) -> None:
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     assert cases["secret"].get("classname") == "lab1.hidden" and cases["shown"].get("classname") == "lab1.visible"
     assert cases["full"].find("failure") is None and cases["shown"].find("failure").get("message") == "partial: 6/10"
+
+
+def test_the_result_keeps_scores_to_a_thousandth_and_times_to_a_hundredth() -> None:
+    """labs/README.md: scores to a thousandth of a mark, times to a hundredth of a second."""
+    scores = [GroupScore(group("shown", 10, False), 6.12345, "partial", ["d"], 1.23456),
+              GroupScore(group("full", 5, False), 4.0004, "partial", ["d"], 2.00444)]
+    lab = replace(LAB1, groups=tuple(s.group for s in scores))
+    canonical = reports.canonical(Grade(lab, "ada", Precheck("ok"), scores))
+    assert [(g["score"], g["seconds"]) for g in canonical["groups"]] == [(6.123, 1.23), (4.0, 2.0)]
+    assert (canonical["score"], canonical["seconds"]) == (10.124, 3.24)
