@@ -116,24 +116,25 @@ def test_staging_again_starts_from_nothing(tmp_path: Path) -> None:
 def write_zip(path: Path, members: dict[str, str], links: tuple[str, ...] = (), method: int = zipfile.ZIP_DEFLATED) -> Path:
     with zipfile.ZipFile(path, "w", method) as bundle:
         bundle.writestr(zipfile.ZipInfo("folder/"), "")
-        for name, text in members.items():
-            bundle.writestr(zipfile.ZipInfo(name) if name.endswith("/") else name, text)
-        for name in links:
+        for name in links:  # first: what comes after a link is still unpacked
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o120777 << 16  # a symbolic link
             bundle.writestr(info, "/etc/passwd")
+        for name, text in members.items():
+            bundle.writestr(zipfile.ZipInfo(name) if name.endswith("/") else name, text)
     return path
 
 
 def test_a_zip_is_unpacked_without_escaping_or_links(tmp_path: Path) -> None:
-    archive = write_zip(tmp_path / "hand in.zip", {"lab1/top.sv": TOP_USES_LEVEL, "lab1/level.sv": LEVEL,
-                                                   "../escape.sv": "module e; endmodule", "/abs.sv": "module a; endmodule"},
+    archive = write_zip(tmp_path / "hand in.zip", {"../escape.sv": "module e; endmodule", "/abs.sv": "module a; endmodule",
+                                                   "lab1/top.sv": TOP_USES_LEVEL, "lab1/level.sv": LEVEL},
                         links=("lab1/link.sv",))
     staged = intake.stage(str(archive), tmp_path / "s")
     files = sorted(str(p.relative_to(staged.root)) for p in staged.root.rglob("*") if p.is_file())
     assert files == ["lab1/level.sv", "lab1/top.sv"]
-    assert staged.notes == ["../escape.sv: a path outside the archive, not unpacked",
-                            "/abs.sv: a path outside the archive, not unpacked", "lab1/link.sv: a symbolic link, not unpacked"]
+    assert staged.notes == ["lab1/link.sv: a symbolic link, not unpacked",
+                            "../escape.sv: a path outside the archive, not unpacked",
+                            "/abs.sv: a path outside the archive, not unpacked"]
     assert not (tmp_path / "escape.sv").exists() and not (tmp_path / "s-unpacked").exists()
 
 
@@ -164,8 +165,13 @@ def test_what_cannot_be_staged_is_one_line(make: object, message: str, tmp_path:
 def test_an_unreadable_name_is_the_entrys_problem(tmp_path: Path) -> None:
     long = tmp_path / ("a" * 200)  # a path below the limit, a staged name (plus -unpacked) above it
     long.mkdir()
-    with pytest.raises(IntakeError, match=r"^the submission cannot be read: "):
+    with pytest.raises(IntakeError, match=r"^the submission cannot be read: File name too long$"):
         intake.stage(str(long), tmp_path / ("s" * 250))
+
+
+def test_the_staging_folder_is_made_with_its_parents(tmp_path: Path) -> None:
+    source = design(tmp_path / "in", {"a.sv": LEVEL})
+    assert [p.name for p in intake.stage(str(source), tmp_path / "grade" / "lab1" / "s").root.iterdir()] == ["a.sv"]
 
 
 # ---------------------------------------------------------------- the caps, at their edges
