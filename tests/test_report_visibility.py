@@ -16,7 +16,7 @@ from roofline_core.contract import ParamSet
 from roofline_course import reports
 from roofline_course.labs import Group, load_lab
 from roofline_course.precheck import Precheck
-from roofline_course.results import Grade, GroupScore
+from roofline_course.results import Grade, GroupScore, Picture
 
 SECRET = "SEED=4242 hidden vector 17"
 LAB1 = load_lab(1, with_hidden=False)
@@ -104,3 +104,104 @@ def test_the_result_keeps_scores_to_a_thousandth_and_times_to_a_hundredth() -> N
     canonical = reports.canonical(Grade(lab, "ada", Precheck("ok"), scores))
     assert [(g["score"], g["seconds"]) for g in canonical["groups"]] == [(6.123, 1.23), (4.0, 2.0)]
     assert (canonical["score"], canonical["seconds"]) == (10.124, 3.24)
+
+
+# ---------------------------------------------------------------- the terminal table, line by line
+
+def kinded(name: str, weight: float, hidden: bool, kind: str = "sim") -> Group:
+    return Group(name, weight, hidden, f"{name} covers", ParamSet(8, 8), kind=kind)
+
+
+def table_result() -> dict[str, Any]:
+    """Four groups: one partial with a log and a picture, a hidden partial, a synthesis pass (its
+    figures are its detail), a pass with a note that is not shown; a warning, an ignored file, a lab note."""
+    scores = [GroupScore(kinded("shown", 10, False), 6.0, "partial", ["first line", "second line"], 1.5, ["t: a"], "make sim A",
+                         "groups/shown/sim.log",
+                         [Picture("t", "the first failure", "groups/shown/pictures/t.svg", "groups/shown/pictures/t.png")]),
+              GroupScore(kinded("secret", 5, True), 1.0, "partial", ["SECRET"], 2.5, [], "", "groups/secret/sim.log"),
+              GroupScore(kinded("synthesis", 5, False, "synthesis"), 5.0, "pass", ["iCE40 HX8K: 100 LUT4"], 0.5),
+              GroupScore(kinded("ok", 5, False), 5.0, "pass", ["a passing group's note"], 0.5)]
+    lab = replace(LAB1, groups=tuple(s.group for s in scores), notes=("the lab's note",))
+    return reports.canonical(Grade(lab, "ada", Precheck("ok", [], ["ignored: tb.sv (a testbench)", "a warning"]), scores))
+
+
+HEAD = ["lab 1: Combinational attainable performance (roofline_attainable)", "submission: ada",
+        "ignored: tb.sv (a testbench)", "note: a warning", "note: the lab's note", "",
+        "  group                     score  status   covers"]
+SHOWN = ["shown (partial):", "  first line", "  second line", "  full simulator log: groups/shown/sim.log (in the report folder)",
+         "  picture of the first failure: groups/shown/pictures/t.svg (and t.png)"]
+
+
+def test_the_instructors_table_shows_every_group_the_total_and_the_details_that_matter() -> None:
+    assert [line.rstrip() for line in reports.terminal(table_result())] == [
+        *HEAD,
+        "  shown       visible   6.0/10     partial  shown covers",
+        "  secret      hidden    1.0/5      partial  secret covers",
+        "  synthesis   visible   5.0/5      pass     synthesis covers",
+        "  ok          visible   5.0/5      pass     ok covers",
+        "  total                17.0/25",
+        "", *SHOWN,
+        "", "secret (partial):", "  SECRET", "  full simulator log: groups/secret/sim.log (in the report folder)",
+        "", "synthesis (pass):", "  iCE40 HX8K: 100 LUT4",
+    ]
+
+
+def test_the_students_table_leaves_the_hidden_group_for_after_the_due_date() -> None:
+    assert [line.rstrip() for line in reports.terminal(table_result(), visible_only=True)] == [
+        *HEAD,
+        "  shown       visible   6.0/10     partial  shown covers",
+        "  secret      hidden                        (after the due date)",
+        "  synthesis   visible   5.0/5      pass     synthesis covers",
+        "  ok          visible   5.0/5      pass     ok covers",
+        "", *SHOWN,
+        "", "synthesis (pass):", "  iCE40 HX8K: 100 LUT4",
+    ]
+
+
+def test_a_submission_that_could_not_be_graded_lists_its_problems_first() -> None:
+    lab = replace(LAB1, groups=(kinded("shown", 10, False),), notes=())
+    scores = [GroupScore(lab.groups[0], 0.0, "not run", ["not run: the compile check failed"])]
+    result = reports.canonical(Grade(lab, "bob", Precheck("compile", ["line 3: syntax error", "line 9: another"]), scores))
+    assert [line.rstrip() for line in reports.terminal(result)][:9] == [
+        "lab 1: Combinational attainable performance (roofline_attainable)", "submission: bob", "",
+        "COMPILE ERROR:", "  line 3: syntax error", "  line 9: another", "", "  group                 score  status   covers",
+        "  shown   visible   0.0/10     not run  shown covers"]
+    assert reports.first_problem(result) == "line 3: syntax error"
+    assert reports.gradescope(result)["output"] == "line 3: syntax error\nline 9: another"
+
+
+def test_first_problem_is_the_first_line_of_the_first_group_short_of_its_weight() -> None:
+    assert reports.first_problem(table_result()) == "shown: first line"
+    result = table_result()
+    result["groups"] = result["groups"][2:]  # the synthesis group has detail but its full weight
+    assert reports.first_problem(result) == ""
+
+
+def test_junit_says_why_a_group_failed_and_declares_its_xml(tmp_path: Path) -> None:
+    reports.junit(table_result(), tmp_path / "junit.xml")
+    text = (tmp_path / "junit.xml").read_text()
+    assert text.startswith("<?xml version='1.0' encoding")
+    shown = next(case for case in ET.fromstring(text).iter("testcase") if case.get("name") == "shown")
+    assert shown.find("failure").text == "first line\nsecond line"  # type: ignore[union-attr]
+    lab = replace(LAB1, groups=(kinded("shown", 10, False),), notes=())
+    not_run = [GroupScore(lab.groups[0], 0.0, "not run")]
+    failed = reports.canonical(Grade(lab, "bob", Precheck("compile", ["line 3: syntax error"]), not_run))
+    reports.junit(failed, tmp_path / "failed.xml")
+    case = ET.parse(tmp_path / "failed.xml").getroot().find("testsuite/testcase")
+    assert case is not None and case.find("failure").text == "line 3: syntax error"  # type: ignore[union-attr]
+
+
+def test_gradescope_without_problems_or_warnings_says_the_status() -> None:
+    result = table_result()
+    result["warnings"] = []
+    assert reports.gradescope(result)["output"] == "lab 1: graded"
+
+
+def test_prairielearn_scores_to_six_decimals_and_a_lab_with_no_visible_marks_scores_0() -> None:
+    lab = replace(LAB1, groups=(kinded("a", 3, False), kinded("b", 5, True)), notes=())
+    third = reports.canonical(Grade(lab, "ada", Precheck("ok"), [GroupScore(lab.groups[0], 1.0, "partial", ["d"]),
+                                                                 GroupScore(lab.groups[1], 5.0, "pass")]))
+    assert reports.prairielearn(third)["score"] == 0.333333
+    hidden_only = replace(lab, groups=(lab.groups[1],))
+    nothing = reports.canonical(Grade(hidden_only, "ada", Precheck("ok"), [GroupScore(lab.groups[1], 5.0, "pass")]))
+    assert reports.prairielearn(nothing)["score"] == 0.0 and reports.prairielearn(nothing)["tests"] == []
