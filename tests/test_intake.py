@@ -210,3 +210,16 @@ def test_the_archive_caps(tmp_path: Path) -> None:
     over = write_zip(tmp_path / "over.zip", {"big.txt": "0" * ((ARCHIVE_MIB << 20) + 1)}, method=zipfile.ZIP_STORED)
     with pytest.raises(IntakeError, match="too large"):
         intake.stage(str(over), tmp_path / "s")
+
+
+def test_staged_files_are_readable_by_the_sandbox_user_under_the_graders_umask(tmp_path: Path) -> None:
+    """Without namespaces the grader runs with umask 077 (grade.guard_for_the_uid_isolation), and
+    the sandbox user is another user: the staged files must still be world-readable."""
+    folder = design(tmp_path / "in", {"src/top.sv": TOP_USES_LEVEL})
+    previous = os.umask(0o077)
+    try:
+        staged = intake.stage(str(folder), tmp_path / "s")
+    finally:
+        os.umask(previous)
+    modes = {str(p.relative_to(staged.root)): oct(p.stat().st_mode & 0o777) for p in staged.root.rglob("*")}
+    assert modes == {"src": "0o755", "src/top.sv": "0o644"} and oct(staged.root.stat().st_mode & 0o777) == "0o755"
