@@ -82,6 +82,11 @@ class Target:
     def name(self) -> str:
         return self.path
 
+    @property
+    def test_files(self) -> tuple[str, ...]:
+        """The files among the tests' pytest arguments (a node id's file, not -k and its expression)."""
+        return tuple(dict.fromkeys(arg.split("::")[0] for arg in self.tests if arg.split("::")[0].endswith(".py")))
+
 
 @dataclass(frozen=True)
 class Mutant:
@@ -300,7 +305,7 @@ def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], st
 # ---------------------------------------------------------------- which modules, and the table
 
 def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
-    """The modules changed against the merge base with `base`, committed or not."""
+    """The modules changed against the merge base with `base`, committed or not, or whose tests changed."""
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
 
@@ -311,7 +316,7 @@ def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
     except (OSError, subprocess.CalledProcessError) as problem:
         raise MutationError(f"cannot tell the files changed against {base} (git: {problem}); "
                             "give MUTATION_ALL=1 or MUTATION_MODULES=") from None
-    return [target for target in targets if target.path in changed]
+    return [target for target in targets if target.path in changed or set(target.test_files) & changed]
 
 
 def choose(targets: list[Target], names: list[str]) -> list[Target]:
@@ -382,7 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     if not chosen:
-        print("make mutation: no module of the table changed against main (MUTATION_ALL=1 runs them all)")
+        print("make mutation: nothing to mutate: no module of the table, and none of its tests, changed against main "
+              "(MUTATION_ALL=1 runs them all)")
         return 0
     if args.list:
         for target in chosen:
