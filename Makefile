@@ -96,7 +96,7 @@ help:
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
-	@echo "  make mutation   mutation testing of the Python (cosmic-ray): changed modules by default, MUTATION_ALL=1 every one"
+	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed, MUTATION_ALL=1 all"
 	@echo "                  (MUTATION_MODULES=<names> MUTATION_BUDGET=<s> MUTATION_WRITE=1); docs/mutation.md"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
