@@ -54,6 +54,7 @@ def test_a_quantity_is_read_exactly_in_canonical_units(text: object, kind: str, 
     ("-20 GB/s", "bandwidth", "'-20 GB/s' is negative"),
     (" -1 FLOP/B", "intensity", "' -1 FLOP/B' is negative"),
     (-5, "bytes", "a bytes cannot be negative"),
+    (-0.5, "operations", "a operations cannot be negative"),
     ("fast", "compute", "'fast' is not a number followed by a unit, such as '10 GFLOP/s'"),
     ("20", "bandwidth", "'20' has no unit: write it with one, for example '20 GB/s'"),
     ("20 GB", "bandwidth", "unknown unit 'GB' for a bandwidth; use one of B/s, kB/s, MB/s, GB/s, TB/s, PB/s, KiB/s, "
