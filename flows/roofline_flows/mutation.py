@@ -47,6 +47,7 @@ COPY = BUILD_ROOT / "mutation" / "checkout"
 COPY_LEAVES_OUT = (".venv", "build", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache")
 PACKAGE_ROOTS = ("model", "core", "tb", "flows", "course", "cli")  # pyproject's package-dir
 DOC_START, DOC_END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"
+EQUIVALENTS_START, EQUIVALENTS_END = "<!-- mutation-equivalents:start -->", "<!-- mutation-equivalents:end -->"
 MODULE_LEVEL = "<module>"  # the `functions` entry for code outside any function or class
 
 # One replacement per operator, as mutmut makes them: enough to show that a test looks at the
@@ -343,23 +344,45 @@ HEADER = ("| module | mutants | killed | survived | timed out | equivalent (reco
 
 def write_doc(tallies: list[Tally], path: Path = DOC) -> None:
     """The table between the markers: these modules' rows replaced, every other row kept (under a
-    lock: two runs side by side each add their rows)."""
+    lock: two runs side by side each add their rows); and the recorded equivalents, as they are now."""
     with path.open() as lock:  # the document itself is the lock
         fcntl.flock(lock, fcntl.LOCK_EX)
         _write_rows(tallies, path)
 
 
+def equivalents_table(path: Path = EQUIVALENTS) -> str:
+    """The recorded equivalents as a table for the document: module, id, the change, why."""
+    document = tomllib.loads(path.read_text()) if path.exists() else {}
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")  # a bar inside a Markdown table's cell
+
+    rows = [f"| `{e['module']}` | `{e['id']}` | `{cell(e.get('change', ''))}` | {cell(e['reason'])} |"
+            for e in document.get("equivalent", [])]
+    return "\n".join(["| module | id | the mutant | why it cannot change what the program does |",
+                      "| --- | --- | --- | --- |", *rows])
+
+
+def _inside(text: str, start: str, end: str, path: Path) -> str:
+    if start not in text or end not in text:
+        raise MutationError(f"{path}: the markers {start} and {end} are missing")
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
+def _between(text: str, start: str, end: str, body: str, path: Path) -> str:
+    """`text` with what lies between the markers replaced by `body`."""
+    old = _inside(text, start, end, path)
+    return text.replace(f"{start}{old}{end}", f"{start}\n{body}\n{end}", 1)
+
+
 def _write_rows(tallies: list[Tally], path: Path) -> None:
     text = path.read_text()
-    if DOC_START not in text or DOC_END not in text:
-        raise MutationError(f"{path}: the markers {DOC_START} and {DOC_END} are missing")
-    head, rest = text.split(DOC_START, 1)
-    old, tail = rest.split(DOC_END, 1)
-    rows = {m[1]: line for line in old.splitlines() if (m := re.match(r"\| `([^`]+)` \|", line))}
+    rows = {m[1]: line for line in _inside(text, DOC_START, DOC_END, path).splitlines()
+            if (m := re.match(r"\| `([^`]+)` \|", line))}
     rows.update({t.module: row(t) for t in tallies})
     order = [t.path for t in load_table()]
     body = "\n".join(rows[name] for name in sorted(rows, key=lambda n: order.index(n) if n in order else len(order)))
-    path.write_text(f"{head}{DOC_START}\n{HEADER}\n{body}\n{DOC_END}{tail}")
+    text = _between(text, DOC_START, DOC_END, f"{HEADER}\n{body}", path)
+    path.write_text(_between(text, EQUIVALENTS_START, EQUIVALENTS_END, equivalents_table(), path))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
