@@ -58,3 +58,27 @@ def test_a_group_worth_nothing_is_full_for_everyone() -> None:
 def test_with_no_scored_entry_every_rate_is_a_dash() -> None:
     rates = numbers([row("x", "grader error")])["rates"]
     assert rates and all((rate["full"], rate["rate"]) == (0, "-") for rate in rates)
+
+
+def test_the_histograms_bars_stand_on_its_bottom_line() -> None:
+    found = numbers([row("a", groups={FIRST.name: FIRST.weight}), row("b", groups={})])
+    assert found["plot_bottom"] > found["plot_top"]
+    assert [bar.y + bar.height for bar in found["bars"]] == [found["plot_bottom"]] * len(found["bars"])
+    assert max(bar.height for bar in found["bars"]) == found["plot_bottom"] - found["plot_top"]  # the tallest fills the plot
+
+
+def test_the_late_column_shows_days_late_or_why_there_are_none() -> None:
+    lateness = {"a": late.Lateness(2, 10.0), "b": late.ON_TIME, "c": late.Lateness(None, note="no record")}
+    rows = [class_table.make_row(LAB, name, class_table.Graded("graded", 10.0), how, "", 10.0) for name, how in lateness.items()]
+    assert [s["late"] for s in numbers(rows)["students"]] == ["2", "", "no record"]
+
+
+def test_similar_pairs_show_their_share_and_the_floor_is_half() -> None:
+    """labs/README.md: pairs sharing at least half (50%) of their tokens."""
+    rows = [row("a"), row("b")]
+    pair = similarity.Pair(0.9, 120, rows[0]["id"], rows[1]["id"])
+    found = dashboard.summary(LAB, {r["id"]: r for r in rows}, similarity.Similarity([pair], [r["id"] for r in rows]))
+    assert (found["pairs"], found["pairs_found"], found["compared"]) == ([("90%", 120, "a", "b")], 1, 2)
+    assert found["floor"] == "50%"
+    page = dashboard.render(LAB, {r["id"]: r for r in rows}, similarity.Similarity([pair], [r["id"] for r in rows]))
+    assert "Pairs sharing at least 50% of their tokens" in page
