@@ -128,7 +128,8 @@ def run_grade_all(monkeypatch: pytest.MonkeyPatch, scratch: Path, *args: str) ->
     return grade_all.main(["--lab", "1", "--unsafe-no-sandbox", "--jobs", "2", *args])
 
 
-@pytest.fixture(scope="module")
+# A session fixture: xdist interleaves files on a worker, and a module fixture is rebuilt at each return.
+@pytest.fixture(scope="session")
 def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The class above, graded once (the fake grader, a second or two); what each test reads."""
     root = tmp_path_factory.mktemp("class")

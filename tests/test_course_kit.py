@@ -25,7 +25,7 @@ from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.scoreboard import Failure, Verdict
 from roofline_core.tools import tool_available
 from roofline_course import grade as grading
-from roofline_course import hints, intake, judge, reports, sandbox
+from roofline_course import hints, intake, judge, reports, sandbox, testbench_intake
 from roofline_course.labs import load_lab
 from roofline_course.precheck import Precheck, Runner, port_check, precheck
 from roofline_flows.catalogue import ridge_mutant_edit
@@ -237,6 +237,25 @@ def test_intake_takes_sub_folders_and_one_zip_and_ignores_a_testbench(tmp_path: 
     zipped = intake.select_design(intake.stage(str(archive), tmp_path / "s2"), "roofline_attainable")
     assert len(zipped.files) == 4 and any("outside the archive" in note for note in zipped.notes)
     assert not (tmp_path / "escape.sv").exists()
+
+
+@pytest.mark.parametrize(("suffix", "count", "size", "refused"), [
+    (".sv", 200, 1, False), (".sv", 201, 1, True), (".sv", 2, 10 << 20, False), (".sv", 2, (10 << 20) + 1, True),
+    (".py", 50, 1, False), (".py", 51, 1, True), (".py", 2, 1 << 20, False), (".py", 2, (1 << 20) + 1, True),
+])
+def test_intake_caps_the_files_and_bytes_labs_readme_states(tmp_path: Path, suffix: str, count: int, size: int,
+                                                            refused: bool) -> None:
+    """labs/README.md: at most 200 Verilog files, 20 MiB together; a lab 6 testbench 50 Python files, 2 MiB."""
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for index in range(count):
+        (folder / f"test_{index}{suffix}").write_text("#" * size)
+    stage = intake.stage if suffix == ".sv" else testbench_intake.stage
+    if refused:
+        with pytest.raises(intake.IntakeError, match=r"holds more than (200 Verilog files or 20|50 Python files or 2) MiB"):
+            stage(str(folder), tmp_path / "staged")
+    else:
+        stage(str(folder), tmp_path / "staged")
 
 
 def test_two_definitions_of_one_module_name_both_files(tmp_path: Path) -> None:

@@ -337,6 +337,7 @@ def student_views(out: Path) -> str:
     return (out / "gradescope.json").read_text() + (out / "prairielearn.json").read_text() + (out / "junit.xml").read_text()
 
 
+@pytest.mark.full
 @needs_sandbox
 @pytest.mark.sim
 def test_make_check_gives_the_solution_every_visible_mark(tmp_path: Path) -> None:

@@ -415,7 +415,7 @@ def test_the_roofline_puts_a_ridge_bug_at_the_ridge(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the reports
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # built once a worker (a module fixture is rebuilt each time xdist returns to the file)
 def drawn(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """A report folder and its result.json: a failing visible group and a failing hidden one, each with a real picture."""
     folder = tmp_path_factory.mktemp("report")

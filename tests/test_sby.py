@@ -6,6 +6,7 @@ property from flows/formal fails instead of passing vacuously. `make prove` runs
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pytest
@@ -20,11 +21,12 @@ TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 INDEPENDENT = Path(__file__).parent / "dropin" / "independent"
 # make test proves the units whose tasks close in a few seconds; make test-all adds the slower
 # control tasks and covers; the data tasks (minutes each) run in make prove.
-EVERYDAY = [name for name in TASKS if name.startswith(("roofline_round_cap.", "roofline_attainable.", "roofline_div_step."))
-            or name in ("roofline_hierarchy.cap_le_peak", "roofline_hierarchy.binding_cap_is_the_lowest",
+EVERYDAY = [name for name in TASKS if name.startswith(("roofline_round_cap.", "roofline_div_step."))
+            or name in ("roofline_attainable.verdict", "roofline_hierarchy.cap_le_peak",
                         "roofline_binding.matches_the_pairwise_rule_l3", "roofline_pipe_reg.prove_width1",
                         "roofline_pipe_reg.sink_waits_width8")]
-FULL = ["roofline_binding.matches_the_pairwise_rule_l4", "roofline_hierarchy.matches_the_spec", "roofline_hierarchy.cover",
+FULL = ["roofline_attainable.cap_le_peak", "roofline_attainable.cap_is_a_term", "roofline_hierarchy.binding_cap_is_the_lowest",
+        "roofline_binding.matches_the_pairwise_rule_l4", "roofline_hierarchy.matches_the_spec", "roofline_hierarchy.cover",
         "roofline_pipe_reg.cover_width4",
         "roofline_pipe_reg.full_rate_width8", "roofline_intensity.control_uq24_16_c64", "roofline_intensity.cover_uq2_2_c4",
         "roofline_counts.control_uq24_16_l3_c64", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1",
@@ -167,3 +169,34 @@ def test_a_printed_rerun_line_carries_the_drop_in_and_the_options() -> None:
     assert line == 'make prove PROVE_ARGS="-k roofline_pipe_reg.prove_width1 --timeout 120 --no-probes" RTL="my/rtl dir"'
     assert prove.rerun_line(outcome, argparse.Namespace(rtl=None, timeout=prove.DEFAULT_TIMEOUT, no_probes=False)) == \
         'make prove PROVE_ARGS="-k roofline_pipe_reg.prove_width1"'
+
+
+def test_within_skips_the_slow_tasks_by_the_recorded_times_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    recorded = tmp_path / "prove-times.json"
+    recorded.write_text('{"roofline_round_cap.verdict": 2.0, "roofline_round_cap.cap_le_peak": 900.0,'
+                        ' "roofline_round_cap.cap_is_a_term": 700.0}')
+    monkeypatch.setattr(prove, "RECORDED_TIMES", recorded)
+    assert prove.main(["-k", "roofline_round_cap.", "--within", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "PROVED roofline_round_cap.verdict" in out and "PROVED roofline_round_cap.cap_le_peak" not in out
+    assert "not run (over 60 s each in the last complete run; make prove runs them): roofline_round_cap.cap_le_peak, " \
+           "roofline_round_cap.cap_is_a_term" in out
+    assert out.rstrip().endswith("make prove: 1 passed, 0 failed, 2 not run (--within 60)")
+    assert recorded.read_text().count(":") == 3  # a partial run leaves the record alone
+
+
+def test_within_that_leaves_nothing_to_prove_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    recorded = tmp_path / "prove-times.json"
+    recorded.write_text('{"roofline_round_cap.verdict": 90.0}')
+    monkeypatch.setattr(prove, "RECORDED_TIMES", recorded)
+    assert prove.main(["-k", "roofline_round_cap.verdict", "--within", "60"]) == 2
+    assert "nothing to prove" in capsys.readouterr().err
+
+
+def test_the_recorded_times_name_every_task_once() -> None:
+    """flows/results/prove-times.json is what CI's make prove --within chooses by: every task of
+    make prove, each with the seconds of the last complete run."""
+    recorded = json.loads(prove.RECORDED_TIMES.read_text())
+    assert set(recorded) == set(TASKS) and all(seconds > 0 for seconds in recorded.values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -190,9 +191,18 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
               log_stream: TextIO | None = None, log_limit: int = 20 << 20, results_name: str = "results.xml") -> BenchResult:
     """quiet: the simulator's output goes to <folder>/sim.log; log_stream: to that stream, and the
     simulator is stopped once it has printed log_limit characters. results_name: where cocotb
-    writes its results (a name the design cannot guess, for grading)."""
+    writes its results (a name the design cannot guess, for grading). Runs that share a build folder
+    (two tests, or two terminals, on one design) take turns: each compiles and reads its own results."""
+    build.folder.mkdir(parents=True, exist_ok=True)
+    with (build.folder / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _run_build(build, waves=waves, testcase=testcase, quiet=quiet, log_stream=log_stream,
+                          log_limit=log_limit, results_name=results_name)
+
+
+def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, log_stream: TextIO | None,
+               log_limit: int, results_name: str) -> BenchResult:
     work = build.folder
-    work.mkdir(parents=True, exist_ok=True)
     results_xml = work / results_name
     results_xml.unlink(missing_ok=True)
     for stale in [*work.glob("*.fst"), *work.glob("*.vcd"), *work.glob("functional_coverage.json")]:

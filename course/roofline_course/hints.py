@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from roofline_bench.rates import WIDE_PRODUCT
+from roofline_bench.rates import JUST_ABOVE_RIDGE, WIDE_PRODUCT
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Failure
 
@@ -41,6 +41,9 @@ LEVEL_TIE = "level tie at the binding product"
 DIVISION_BY_ZERO = ("division by zero", "division by zero with ops = 0", "saturation (bytes > 0)")
 CAP_OUTPUTS = ("cap_o", "level_cap_o", "ai_o")
 SHARE = 0.2
+# Failures that say their kind by themselves (a timeout is a timeout, however little else passed);
+# a wrong value says its kind only beside the values a design got right.
+EVIDENT = frozenset({"timeout", "latency", "pulse", "reset", "handshake", "throughput", "unresolved"})
 
 
 def _output(name: str) -> str:
@@ -67,7 +70,7 @@ def kind_of(failure: Failure, top: str) -> str | None:
     caps_close = all(abs(want - got) <= 1 for want, got in caps)
     if "sat_o" in differs or "div0_o" in differs or any(r in failure.regimes for r in DIVISION_BY_ZERO):
         return "saturation"
-    if "mem_bound_o" in differs and caps_close and (RIDGE in failure.regimes or STEP_BELOW in failure.regimes):
+    if "mem_bound_o" in differs and caps_close and any(r in failure.regimes for r in (RIDGE, STEP_BELOW, JUST_ABOVE_RIDGE)):
         return "ridge tie"
     if "binding_o" in differs and not caps and (LEVEL_TIE in failure.regimes or not _wide(failure)):
         return "binding level"

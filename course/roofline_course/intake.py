@@ -79,25 +79,47 @@ def _safe_name(name: str) -> PurePosixPath | None:
     return path
 
 
-def _copy_tree(source: Path, target: Path, notes: list[str]) -> None:
-    """Regular files only, never following a link; modes the sandbox user can read."""
+@dataclass(frozen=True)
+class Wanted:
+    """Which files a tree's intake stages, and its limits (holder and kind name them in messages)."""
+
+    suffixes: tuple[str, ...]
+    holder: str  # "the submission"
+    kind: str  # "Verilog files"
+    one: str  # "a Verilog file"
+    max_files: int
+    max_bytes: int
+    skipped: tuple[str, ...] = SKIPPED_FOLDERS
+
+
+def copy_tree(source: Path, target: Path, notes: list[str], wanted: Wanted, ignored: list[str] | None = None) -> None:
+    """Regular files with a wanted suffix, never following a link, within the limits; the others
+    are listed in `ignored` when it is given."""
     count = size = 0
     for path in sorted(source.rglob("*")):
         relative = path.relative_to(source)
-        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts):
+        if any(part.startswith(".") or part in wanted.skipped for part in relative.parts):
             continue
         if path.is_symlink():
             notes.append(f"{relative}: a symbolic link, not followed")
             continue
-        if not path.is_file() or path.suffix.lower() not in (*HDL_SUFFIXES, *INCLUDE_SUFFIXES):
+        if not path.is_file():
+            continue
+        if path.suffix.lower() not in wanted.suffixes:
+            if ignored is not None:
+                ignored.append(f"{relative} (not {wanted.one})")
             continue
         count += 1
         size += path.stat().st_size
-        if count > MAX_FILES or size > MAX_BYTES:
-            raise IntakeError(f"the submission holds more than {MAX_FILES} Verilog files or {MAX_BYTES >> 20} MiB")
+        if count > wanted.max_files or size > wanted.max_bytes:
+            raise IntakeError(f"{wanted.holder} holds more than {wanted.max_files} {wanted.kind} "
+                              f"or {wanted.max_bytes >> 20} MiB")
         destination = target / safe_relative(relative, notes)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, destination, follow_symlinks=False)
+
+
+HDL = Wanted((*HDL_SUFFIXES, *INCLUDE_SUFFIXES), "the submission", "Verilog files", "a Verilog file", MAX_FILES, MAX_BYTES)
 
 
 def _unzip(archive: Path, target: Path, notes: list[str]) -> None:
@@ -150,12 +172,12 @@ def _stage(spec: str, staging: Path) -> Submission:
             if len(archives) > 1:
                 raise IntakeError(f"the submission holds {len(archives)} .zip files; hand in one")
             _unzip(archives[0], unpacked, notes)
-            _copy_tree(unpacked, staging, notes)
+            copy_tree(unpacked, staging, notes, HDL)
         else:
-            _copy_tree(source, staging, notes)
+            copy_tree(source, staging, notes, HDL)
     elif source.is_file() and source.suffix.lower() == ".zip":
         _unzip(source, unpacked, notes)
-        _copy_tree(unpacked, staging, notes)
+        copy_tree(unpacked, staging, notes, HDL)
     elif source.is_file() and source.suffix in HDL_SUFFIXES:
         shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
     elif source.exists():

@@ -20,7 +20,7 @@ from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Verdict
 
-from .hints import hints_for
+from .hints import EVIDENT, hints_for
 from .labs import Group, Lab
 from .results import GroupScore
 
@@ -106,13 +106,16 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
 
 
 def _hints(lab: Lab, group: Group, tests: list[Verdict]) -> list[str]:
-    """A hint for each kind of failure, from the tests the design got partly right: a test it got
-    no case of beyond chance says nothing about the kind of its bug (an output wrong everywhere
-    fails wide products, ties and ridges alike), so it is told that instead."""
-    telling = [v for v in tests if not v.passed and v.credit > 0]
-    lost = [v for v in tests if not v.passed and v.credit == 0 and v.checked]
-    found = hints_for([f for v in telling for f in v.failures], lab.top, "" if lost else group.hint)
-    if lost and not telling:
+    """A hint for each kind of failure, from the tests the design got partly right: a wrong value
+    in a test it got no case of beyond chance says nothing about the kind of its bug (an output
+    wrong everywhere fails wide products, ties and ridges alike), so it is told that instead. A
+    failure that names its kind (a timeout, a second done_o, a reset not obeyed) counts wherever it is."""
+    failing = [v for v in tests if not v.passed]
+    telling = [v for v in failing if v.credit > 0]
+    evident = [f for v in failing if v.credit == 0 for f in v.failures if f.kind in EVIDENT]
+    lost = [v for v in failing if v.credit == 0 and v.checked]
+    found = hints_for([f for v in telling for f in v.failures] + evident, lab.top, "" if lost else group.hint)
+    if lost and not telling and not evident:
         found.append("hint: no case of " + ", ".join(v.test for v in lost) + " passed beyond what constant outputs "
                      "would pass: check that every output is computed from the inputs, on every path")
         found += [f"hint: {group.hint}"] if group.hint else []

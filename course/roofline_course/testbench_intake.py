@@ -13,10 +13,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .intake import SKIPPED_FOLDERS, IntakeError, Submission, _unzip, safe_relative
+from .intake import SKIPPED_FOLDERS, IntakeError, Submission, Wanted, _unzip, copy_tree, safe_relative
 
 MAX_FILES = 50
 MAX_BYTES = 2 << 20  # every Python file together
+PYTHON = Wanted((".py",), "the testbench", "Python files", "a Python file", MAX_FILES, MAX_BYTES,
+                (*SKIPPED_FOLDERS, "__pycache__"))
 
 
 @dataclass
@@ -46,12 +48,12 @@ def stage(spec: str, staging: Path) -> Testbench:
         if source.is_file() and source.suffix.lower() == ".zip":
             with tempfile.TemporaryDirectory() as unpacked:
                 _unzip(source, Path(unpacked), notes)
-                _copy(Path(unpacked), staging, notes, ignored)
+                copy_tree(Path(unpacked), staging, notes, PYTHON, ignored)
         elif source.is_dir():
             archives = [p for p in source.iterdir() if p.suffix.lower() == ".zip" and p.is_file()]
             if len(archives) == 1 and not any(source.rglob("*.py")):
                 return stage(str(archives[0]), staging)
-            _copy(source, staging, notes, ignored)
+            copy_tree(source, staging, notes, PYTHON, ignored)
         elif source.is_file() and source.suffix == ".py":
             shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
         elif source.exists():
@@ -63,29 +65,6 @@ def stage(spec: str, staging: Path) -> Testbench:
     for path in [staging, *staging.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return _find_tests(staging, notes, ignored)
-
-
-def _copy(source: Path, target: Path, notes: list[str], ignored: list[str]) -> None:
-    count = size = 0
-    for path in sorted(source.rglob("*")):
-        relative = path.relative_to(source)
-        if any(part.startswith(".") or part in (*SKIPPED_FOLDERS, "__pycache__") for part in relative.parts):
-            continue
-        if path.is_symlink():
-            notes.append(f"{relative}: a symbolic link, not followed")
-            continue
-        if not path.is_file():
-            continue
-        if path.suffix != ".py":
-            ignored.append(f"{relative} (not a Python file)")
-            continue
-        count += 1
-        size += path.stat().st_size
-        if count > MAX_FILES or size > MAX_BYTES:
-            raise IntakeError(f"the testbench holds more than {MAX_FILES} Python files or {MAX_BYTES >> 20} MiB")
-        destination = target / safe_relative(relative, notes)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination, follow_symlinks=False)
 
 
 def _find_tests(root: Path, notes: list[str], ignored: list[str]) -> Testbench:

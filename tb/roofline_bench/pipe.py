@@ -123,9 +123,17 @@ class Stream:
         self.monitor = Monitor(self.ports)
         self.ports.start_clock(CLOCK_NS)
 
-    async def reset(self, cycles: int = 2) -> None:
+    async def reset(self, cycles: int = 2, *, showing: bool = False) -> None:
+        """Reset for `cycles` rising edges. showing: out_valid_o is high, so the contract's
+        asynchronous reset must lower it before the next clock edge."""
         for name in ("in_valid_i", "out_ready_i", "peak_i", "bw_i", "ai_i", "rst_ni"):
             self.ports.write(name, 0)
+        if showing:
+            await self.ports.wait_ns(SETTLE_NS)
+            if self.ports.read_bool("out_valid_o"):
+                self.sb.fail("during_the_reset", "out_valid_o stayed high after rst_ni fell between clock edges; the "
+                             "contract's reset is asynchronous (it acts at once, not at the next rising edge)", kind="reset",
+                             event=True)
         await self.ports.rising_edges(cycles)
         await self.ports.falling_edge()
         self.ports.write("rst_ni", 1)
@@ -175,11 +183,11 @@ class Stream:
             if quiet > idle_limit:
                 self.timeout(source, receiver, quiet)
                 break
-            if reset_after is not None and sent == reset_after:
+            if reset_after is not None and sent >= reset_after and now.out_valid:  # a result on show
                 reset_after = None
                 if self.expected:
                     self.run.coverage.hit("reset with results in flight")
-                await self.reset(cycles=1)
+                await self.reset(cycles=1, showing=True)
                 source.offering, held = False, None
         self.ports.write("in_valid_i", 0)
         self.batch.flush()  # every result taken is judged before the test ends

@@ -203,7 +203,10 @@ def judge_hierarchy(sb: Scoreboard, coverage: Coverage, vector_id: str | int, la
                                vector)
 
 
-WIDE_PRODUCT = "product wider than W bits"  # a regime of its own (no coverage bin): a W-bit product is too narrow
+# Regimes of their own (no coverage bin): a W-bit product is too narrow; a ridge compared after
+# truncating the product's fraction (ai*bw >> FRAC_BITS <= peak) calls these memory-bound.
+WIDE_PRODUCT = "product wider than W bits"
+JUST_ABOVE_RIDGE = "less than an LSB above the ridge"
 
 
 def regimes(fmt: QFormat, vector: RateVector, binding: int | None = None) -> tuple[str, ...]:
@@ -211,8 +214,10 @@ def regimes(fmt: QFormat, vector: RateVector, binding: int | None = None) -> tup
     the format, a level tie at the binding product ...), and whether a product needs more than W bits."""
     seen = Coverage()
     seen.sample_rates(fmt, vector.peak, vector.bws, vector.ais, binding)
-    wide = any((ai * bw) >> fmt.width for ai, bw in zip(vector.ais, vector.bws, strict=True))
-    return tuple(sorted(seen.hits)) + ((WIDE_PRODUCT,) if wide else ())
+    products = [ai * bw for ai, bw in zip(vector.ais, vector.bws, strict=True)]
+    wide = any(product >> fmt.width for product in products)
+    above = any(product >> fmt.frac_bits == vector.peak and product != vector.peak << fmt.frac_bits for product in products)
+    return tuple(sorted(seen.hits)) + ((WIDE_PRODUCT,) if wide else ()) + ((JUST_ABOVE_RIDGE,) if above else ())
 
 
 def _document_fields(document: cases.RatesCase, cap: int, binding: int, level_caps: list[int]) -> list[Field]:
