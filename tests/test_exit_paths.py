@@ -4,6 +4,7 @@ runs the real commands (SymbiYosys, Icarus) on a passing and a failing input."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,6 +35,7 @@ def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Proving:
     results = Proving({task.name: (True, False) for task in TASKS})
     results.probed = []
     monkeypatch.setattr(prove, "BUILD_ROOT", tmp_path / BUILD)
+    monkeypatch.setattr(prove, "RECORDED_TIMES", tmp_path / "prove-times.json")  # a complete run rewrites it
     monkeypatch.setattr(sby, "tasks", lambda: TASKS)
     monkeypatch.setattr(sby, "toolchain", lambda: (["sby"], "a fake sby"))
 
@@ -200,3 +202,26 @@ def test_every_top_must_pass(sweeping: dict[str, object], monkeypatch: pytest.Mo
     verdicts = iter([0, 1])
     monkeypatch.setattr(sweep, "run_one", lambda cfg, verbose: next(verdicts))
     assert sweep.main([*SWEEP[:2], "--top", "all", *SWEEP[4:]]) == 1
+
+
+def test_a_complete_run_that_proved_everything_records_its_times(proving: Proving, tmp_path: Path) -> None:
+    recorded = tmp_path / "prove-times.json"
+    assert prove.main(["-k", "verdict"]) == 0 and not recorded.exists()  # not every task: not a complete run
+    proving["cover"] = (False, False)
+    assert prove.main([]) == 1 and not recorded.exists()  # a failed task: nothing recorded
+    proving["cover"] = (True, False)
+    assert prove.main([]) == 0
+    assert json.loads(recorded.read_text()) == {"roofline_round_cap.cover": 1.0, "roofline_round_cap.verdict": 1.0}
+
+
+def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "prove-times.json").write_text('{"roofline_round_cap.verdict": 300.0, "roofline_round_cap.cover": 2.0}')
+    proving["verdict"] = (False, False)  # skipped, so it cannot fail the run
+    assert prove.main(["--within", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "\nnot run (over 60 s each in the last complete run; make prove runs them): roofline_round_cap.verdict\n" in out
+    assert out.rstrip().endswith("make prove: 1 passed, 0 failed, 1 not run (--within 60)")
+    assert prove.main(["--within", "1"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: every task chosen took over 1 s in the last complete run: "
+                                               "nothing to prove")
