@@ -5,6 +5,7 @@ runs the real commands (SymbiYosys, Icarus) on a passing and a failing input."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -225,3 +226,39 @@ def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, 
     assert prove.main(["--within", "1"]) == 2
     assert capsys.readouterr().err.strip() == ("error: every task chosen took over 1 s in the last complete run: "
                                                "nothing to prove")
+
+
+@pytest.fixture
+def configs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The configurations main hands to run_one, which passes."""
+    seen: list[object] = []
+    monkeypatch.setattr(sweep, "run_one", lambda cfg, verbose: seen.append(cfg) or 0)
+    return seen
+
+
+def test_the_smallest_sweep_and_the_first_vector_are_allowed(configs: list[object]) -> None:
+    assert sweep.main(["--sim", "icarus", "--top", "roofline_attainable", "-n", "1", "--seed", "1"]) == 0
+    assert sweep.main([*SWEEP, "--only", "0"]) == 0
+    assert [(c.count, c.only) for c in configs] == [(1, None), (200, 0)]  # type: ignore[attr-defined]
+
+
+def test_a_seed_given_is_used_and_one_not_given_is_drawn_from_31_bits(configs: list[object],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """31 bits, as every other random run draws its seed (tests/conftest.py, make sim)."""
+    drawn: list[int] = []
+    monkeypatch.setattr(sweep.random, "randrange", lambda stop: drawn.append(stop) or 12345)
+    assert sweep.main(SWEEP) == 0 and sweep.main(SWEEP[:-2]) == 0
+    assert [c.seed for c in configs] == [1, 12345] and drawn == [1 << 31]  # type: ignore[attr-defined]
+
+
+def test_the_command_line_is_read_from_argv(configs: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", ["sweep.py", *SWEEP])
+    assert sweep.main() == 0 and configs[0].count == 200  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("sim", "top", "lanes"), [("verilator", "roofline_attainable", 32),
+                                                   ("verilator", "roofline_hierarchy", 8), ("icarus", "roofline_attainable", 1)])
+def test_lanes_default_per_simulator_and_module(configs: list[object], sim: str, top: str, lanes: int) -> None:
+    """--lanes's help: on Verilator 32 for a one-level module, 8 for one with memory levels; on Icarus 1."""
+    assert sweep.main(["--sim", sim, "--top", top, "-n", "200", "--seed", "1"]) == 0
+    assert configs[0].lanes == lanes  # type: ignore[attr-defined]
