@@ -150,9 +150,9 @@ else:
 """
 
 
-@pytest.mark.parametrize(("mib", "answer"), [(3 * 1024, "granted"), (4 * 1024 + 64, "refused"), (400 * 1024, "refused")])
+@pytest.mark.parametrize(("mib", "answer"), [(1024, "granted"), (4 * 1024 + 64, "refused"), (400 * 1024, "refused")])
 def test_the_default_memory_limit_is_four_gib_of_address_space(mib: int, answer: str) -> None:
-    """The default (4096 MiB per process, course/roofline_course/sandbox.py's Limits, said by every
+    """The default (4096 MiB per process, docs/threat-model.md; sandbox.Limits, said by every
     grade's `describe` line) refuses a mapping just above it and grants one well below it. A
     mapping reserves address space without touching memory, so the control costs nothing."""
     run = subprocess.run([sys.executable, "-c", MAP, str(mib)], capture_output=True, text=True, timeout=60)
