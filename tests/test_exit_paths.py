@@ -4,8 +4,10 @@ runs the real commands (SymbiYosys, Icarus) on a passing and a failing input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,6 +30,7 @@ class Proving(dict[str, tuple[bool, bool]]):
     """Each task's (passed, bounded), as the test sets them, and whether each run was asked to attach the probes."""
 
     probed: list[bool]
+    seconds: float = 1.0  # every task's time
 
 
 @pytest.fixture
@@ -44,7 +47,7 @@ def proving(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Proving:
         passed, bounded = results[task.name]
         results.probed.append(probes)
         design = Path(rtl) if rtl else RTL_DIR / "roofline_round_cap.sv"
-        return sby.Outcome(task, passed, 1.0, "a summary", [] if passed else ["step 3: assert failed"], bounded,
+        return sby.Outcome(task, passed, results.seconds, "a summary", [] if passed else ["step 3: assert failed"], bounded,
                            sby.Attachment(design))
 
     monkeypatch.setattr(sby, "run", run)
@@ -150,14 +153,34 @@ def sweeping(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, objec
     outcome: dict[str, object] = {"result": Swept(200, 0), "summary": True, "raise": None}
 
     def run_sweep(cfg: object, quiet: bool) -> tuple[Swept, dict[str, int]]:
+        outcome["quiet"] = quiet
         if outcome["raise"] is not None:
             raise outcome["raise"]  # type: ignore[misc]
         return outcome["result"], {}  # type: ignore[return-value]
 
     monkeypatch.setattr(sweep, "run_sweep", run_sweep)
     monkeypatch.setattr(sweep, "sweep_build", lambda cfg: SimpleNamespace(folder=tmp_path))
-    monkeypatch.setattr(sweep, "summarize", lambda *args: outcome["summary"])
+    def summarize(*args: object) -> object:
+        outcome["log"] = args[-1]  # where the simulator's output went: a log file, or the terminal (None)
+        return outcome["summary"]
+
+    @contextlib.contextmanager
+    def progress() -> Iterator[None]:
+        outcome["progress"] = True
+        yield
+
+    monkeypatch.setattr(sweep, "summarize", summarize)
+    monkeypatch.setattr(sweep, "progress_on_terminal", progress)
     return outcome
+
+
+def test_a_quiet_sweep_logs_the_simulator_and_shows_progress_and_a_verbose_one_shows_the_simulator(
+        sweeping: dict[str, object], tmp_path: Path) -> None:
+    assert sweep.main(SWEEP) == 0
+    assert (sweeping["log"], sweeping.get("progress"), sweeping["quiet"]) == (tmp_path / "sim.log", True, True)
+    sweeping.pop("progress")
+    assert sweep.main([*SWEEP, "--verbose"]) == 0
+    assert (sweeping["log"], sweeping.get("progress"), sweeping["quiet"]) == (None, None, False)
 
 
 SWEEP = ["--sim", "icarus", "--top", "roofline_attainable", "-n", "200", "--seed", "1"]
@@ -211,8 +234,18 @@ def test_a_complete_run_that_proved_everything_records_its_times(proving: Provin
     proving["cover"] = (False, False)
     assert prove.main([]) == 1 and not recorded.exists()  # a failed task: nothing recorded
     proving["cover"] = (True, False)
+    proving.seconds = 1.26
     assert prove.main([]) == 0
-    assert json.loads(recorded.read_text()) == {"roofline_round_cap.cover": 1.0, "roofline_round_cap.verdict": 1.0}
+    assert json.loads(recorded.read_text()) == {"roofline_round_cap.cover": 1.3, "roofline_round_cap.verdict": 1.3}  # a tenth
+
+
+def test_within_runs_a_task_at_the_limit_and_one_never_recorded(proving: Proving, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "prove-times.json").write_text('{"roofline_round_cap.verdict": 60.0}')  # the cover: never recorded
+    assert prove.main(["--within", "60"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("make prove: 2 passed, 0 failed")
+    assert prove.main(["--within", "0", "-k", "cover"]) == 0  # recorded as nothing: it runs
+    assert capsys.readouterr().out.rstrip().endswith("make prove: 1 passed, 0 failed")
 
 
 def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, tmp_path: Path,
