@@ -162,6 +162,7 @@ def sweeping(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, objec
     monkeypatch.setattr(sweep, "sweep_build", lambda cfg: SimpleNamespace(folder=tmp_path))
     def summarize(*args: object) -> object:
         outcome["log"] = args[-1]  # where the simulator's output went: a log file, or the terminal (None)
+        outcome["seconds"] = args[-2]  # how long the sweep took
         return outcome["summary"]
 
     @contextlib.contextmanager
@@ -178,6 +179,7 @@ def test_a_quiet_sweep_logs_the_simulator_and_shows_progress_and_a_verbose_one_s
         sweeping: dict[str, object], tmp_path: Path) -> None:
     assert sweep.main(SWEEP) == 0
     assert (sweeping["log"], sweeping.get("progress"), sweeping["quiet"]) == (tmp_path / "sim.log", True, True)
+    assert 0 <= sweeping["seconds"] < 60  # type: ignore[operator]  # the time since the sweep started
     sweeping.pop("progress")
     assert sweep.main([*SWEEP, "--verbose"]) == 0
     assert (sweeping["log"], sweeping.get("progress"), sweeping["quiet"]) == (None, None, False)
@@ -191,7 +193,8 @@ SWEEP = ["--sim", "icarus", "--top", "roofline_attainable", "-n", "200", "--seed
     (Swept(199, 1), True, 1),  # a mismatched vector, whatever the summary says
     (Swept(200, 0), False, 1),  # the summary found a problem (coverage, a bound)
     (Swept(0, 0), True, 1),  # nothing checked is no pass
-], ids=["passed", "a-mismatch", "summary-failed", "nothing-checked"])
+    (Swept(1, 0), True, 0),  # one vector checked is a pass (N=1)
+], ids=["passed", "a-mismatch", "summary-failed", "nothing-checked", "one-vector"])
 def test_the_sweep_exits_by_what_it_checked(sweeping: dict[str, object], result: Swept, summary: bool, status: int) -> None:
     sweeping.update(result=result, summary=summary)
     assert sweep.main(SWEEP) == status
