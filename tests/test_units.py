@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from roofline_cli import platform
 from roofline_cli.units import UnitError, parse
 
 
@@ -66,3 +68,54 @@ def test_a_quantity_is_read_exactly_in_canonical_units(text: object, kind: str, 
 def test_what_cannot_be_read_is_one_line(text: object, kind: str, message: str) -> None:
     with pytest.raises(UnitError, match=re.escape(message)):
         parse(text, kind)
+
+
+# ---------------------------------------------------------------- the platform file around the quantities
+
+PLATFORM = """[platform]
+peak = { FP64 = "100 GFLOP/s" }
+levels = LEVELS
+KERNELS"""
+ONE_LEVEL = '[{ name = "DRAM", bandwidth = "20 GB/s" }]'
+KERNEL = '[[kernel]]\nname = "k"\nintensity = { DRAM = "1 FLOP/B" }\n'
+
+
+def platform_file(folder: Path, levels: str = ONE_LEVEL, kernels: str = KERNEL) -> Path:
+    path = folder / "p.toml"
+    path.write_text(PLATFORM.replace("LEVELS", levels).replace("KERNELS", kernels))
+    return path
+
+
+@pytest.mark.parametrize(("levels", "kernels", "message"), [
+    ('"DRAM"', KERNEL, "platform.levels: give at least one memory level with a name and a bandwidth"),
+    ("[]", KERNEL, "platform.levels: give at least one memory level with a name and a bandwidth"),
+    ('[{ name = 5, bandwidth = "20 GB/s" }]', KERNEL, "platform.levels[0].name: missing"),
+    (ONE_LEVEL, '[kernel]\nname = "k"\n', "kernel: give at least one [[kernel]]"),
+    (ONE_LEVEL, '[[kernel]]\nname = 5\nintensity = { DRAM = "1 FLOP/B" }\n', "kernel[0].name: missing"),
+    (ONE_LEVEL, '[[kernel]]\nname = "k"\nops = "8 FLOP"\nintensity = { DRAM = "1 FLOP/B" }\n',
+     "kernel[0] (k): give either intensity per level, or ops and bytes per level"),
+    (ONE_LEVEL, '[[kernel]]\nname = "k"\nops = "8 FLOP"\n', "kernel[0] (k): counts need both ops and bytes"),
+])
+def test_a_platform_field_that_cannot_be_used_is_named(levels: str, kernels: str, message: str, tmp_path: Path) -> None:
+    path = platform_file(tmp_path, levels, kernels)
+    with pytest.raises(platform.InputError) as raised:
+        platform.load(path)
+    assert str(raised.value) == f"{path}: {message}"
+
+
+def test_a_kernel_given_by_counts_says_so(tmp_path: Path) -> None:
+    counts = '[[kernel]]\nname = "c"\nops = "8 FLOP"\nbytes = { DRAM = "4 B" }\n'
+    loaded = platform.load(platform_file(tmp_path, kernels=KERNEL + counts))
+    assert [(k.name, k.by_counts, k.intensity) for k in loaded.kernels] == [("k", False, {"DRAM": 1}), ("c", True, {"DRAM": 2})]
+
+
+def test_a_platform_file_above_50_mib_is_refused_unread(tmp_path: Path) -> None:
+    """docs/roofline-command.md: a file larger than 50 MiB is refused unread. Sparse files: the size is there, not the bytes."""
+    at, above = tmp_path / "at.toml", tmp_path / "above.toml"
+    for path, size in ((at, 50 << 20), (above, (50 << 20) + 1)):
+        with path.open("wb") as handle:
+            handle.truncate(size)
+    with pytest.raises(platform.InputError, match=re.escape(f"{above}: larger than 50 MiB")):
+        platform.load(above)
+    with pytest.raises(platform.InputError, match="not valid TOML"):  # read, then refused for what it holds
+        platform.load(at)
