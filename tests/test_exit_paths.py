@@ -249,6 +249,7 @@ def test_within_runs_a_task_at_the_limit_and_one_never_recorded(proving: Proving
     assert capsys.readouterr().out.rstrip().endswith("make prove: 2 passed, 0 failed")
     assert prove.main(["--within", "0", "-k", "cover"]) == 0  # recorded as nothing: it runs
     assert capsys.readouterr().out.rstrip().endswith("make prove: 1 passed, 0 failed")
+    assert prove.main(["--within", "-1", "-k", "cover"]) == 2  # nothing (0 s) is longer than -1 s: skipped
 
 
 def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, tmp_path: Path,
