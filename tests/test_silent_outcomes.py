@@ -400,3 +400,12 @@ def test_reports_are_cut_past_fourteen_lines_and_past_three_reports_only() -> No
     detail = judge.score(LAB1, two_test_group(hint=""), {"edge_cases": edges}, Reply(), facts, "r").detail
     assert "    ..." not in detail and not any("more report(s)" in line for line in detail)
     assert detail[2:18] == ["  line 0", *(f"    line {i}" for i in range(1, 14)), "  R2", "  R3"]
+
+
+def test_a_failure_that_names_its_kind_is_hinted_even_in_a_test_lost_to_constant_outputs() -> None:
+    """judge._hints: a timeout says its kind by itself (hints.EVIDENT), however little else passed."""
+    timed_out = replace(verdict("edge_cases", 10, 10, 10), failures=(Failure("v1", "label", "timeout"),))
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    found = {"edge_cases": timed_out, "document_cases": verdict("document_cases", 4, 0, 4)}
+    shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
+    assert shown == [f"hint (latency): {hints.HINTS['latency']}"]
