@@ -33,6 +33,11 @@ BENCHMARK_ARGS ?= $(BENCH_ARGS)
 SYNTH_ARGS ?=
 PROVE_ARGS ?=
 MUTANT_ARGS ?=
+# make mutation: MUTATION_BUDGET=<s> MUTATION_ALL=1 MUTATION_MODULES="judge hints" MUTATION_WRITE=1
+MUTATION_BUDGET  ?= 1800
+MUTATION_ALL     ?=
+MUTATION_MODULES ?=
+MUTATION_WRITE   ?=
 # course labs: make grade LAB=1 RTL=<file or folder>; make grade-all LAB=1 SUBMISSIONS=<folder of folders>
 LAB         ?=
 TB          ?=
@@ -72,7 +77,7 @@ SIM_ARGS = --sim $(SIM) --top $(TOP) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bi
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
            $(if $(filter 1 yes true,$(V)),--verbose) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 
-.PHONY: help sim test test-all lint sweep exhaustive benchmark bench synth prove report mutants code-coverage coverage docs grade check \
+.PHONY: help sim test test-all lint sweep exhaustive benchmark bench synth prove report mutants mutation code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator
 
 help:
@@ -91,6 +96,8 @@ help:
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
+	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed, MUTATION_ALL=1 all"
+	@echo "                  (MUTATION_MODULES=<names> MUTATION_BUDGET=<s> MUTATION_WRITE=1); docs/mutation.md"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"
@@ -172,6 +179,10 @@ coverage:
 
 mutants: prereqs $(STAMP)
 	@$(VPY) -m roofline_flows.mutants $(MUTANT_ARGS)
+
+mutation: prereqs $(STAMP)
+	@$(VPY) -m roofline_flows.mutation --budget $(MUTATION_BUDGET) $(if $(filter 1 yes true,$(MUTATION_ALL)),--all) \
+	  $(if $(MUTATION_MODULES),--modules "$(MUTATION_MODULES)") $(if $(filter 1 yes true,$(MUTATION_WRITE)),--write)
 
 docs: prereqs $(STAMP)
 	@$(VPY) -m roofline_flows.docs
