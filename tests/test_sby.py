@@ -193,6 +193,8 @@ def test_within_that_leaves_nothing_to_prove_is_an_error(tmp_path: Path, monkeyp
     monkeypatch.setattr(prove, "RECORDED_TIMES", recorded)
     assert prove.main(["-k", "roofline_round_cap.verdict", "--within", "60"]) == 2
     assert "nothing to prove" in capsys.readouterr().err
+    assert prove.main(["--within", "-1"]) == 2
+    assert capsys.readouterr().err == "error: --within -1: a number of seconds, 0 or more\n"
 
 
 def test_the_recorded_times_name_every_task_once() -> None:

@@ -48,15 +48,15 @@ def test_a_quantity_is_read_exactly_in_canonical_units(text: object, kind: str, 
 
 
 @pytest.mark.parametrize(("text", "kind", "message"), [
-    (True, "bytes", "expected a bytes such as '10 B', got True"),
+    (True, "bytes", "expected bytes such as '10 B', got True"),
     (float("inf"), "bytes", "inf is not a finite number"),
     (float("nan"), "compute", "nan is not a finite number"),
     (10, "bandwidth", "10 has no unit: write it with one, for example '10 GB/s'"),
     ([10], "compute", "expected a compute such as '10 GFLOP/s', got [10]"),
     ("-20 GB/s", "bandwidth", "'-20 GB/s' is negative"),
     (" -1 FLOP/B", "intensity", "' -1 FLOP/B' is negative"),
-    (-5, "bytes", "a bytes cannot be negative"),
-    (-0.5, "operations", "a operations cannot be negative"),
+    (-5, "bytes", "bytes cannot be negative"),
+    (-0.5, "operations", "operations cannot be negative"),
     ("fast", "compute", "'fast' is not a number followed by a unit, such as '10 GFLOP/s'"),
     ("20", "bandwidth", "'20' has no unit: write it with one, for example '20 GB/s'"),
     ("20 GB", "bandwidth", "unknown unit 'GB' for a bandwidth; use one of B/s, kB/s, MB/s, GB/s, TB/s, PB/s, KiB/s, "

@@ -42,7 +42,7 @@ def parse(value: object, kind: str) -> Fraction:
     """'1.555 TB/s' -> Fraction in GB/s, and so on. Counts (operations, bytes) may be bare numbers."""
     canonical, units = KINDS[kind]
     if isinstance(value, bool):
-        raise UnitError(f"expected a {kind} such as '10 {canonical}', got {value!r}")
+        raise UnitError(f"expected {_noun(kind)} such as '10 {canonical}', got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise UnitError(f"{value!r} is not a finite number")
     if isinstance(value, (int, float)):
@@ -50,7 +50,7 @@ def parse(value: object, kind: str) -> Fraction:
             return _non_negative(_exact(str(value)), kind)
         raise UnitError(f"{value!r} has no unit: write it with one, for example '{value} {canonical}'")
     if not isinstance(value, str):
-        raise UnitError(f"expected a {kind} such as '10 {canonical}', got {value!r}")
+        raise UnitError(f"expected {_noun(kind)} such as '10 {canonical}', got {value!r}")
     if value.strip().startswith("-"):
         raise UnitError(f"{value!r} is negative")
     match = _QUANTITY.match(value)
@@ -63,11 +63,16 @@ def parse(value: object, kind: str) -> Fraction:
         else:
             raise UnitError(f"{value!r} has no unit: write it with one, for example '{number} {canonical}'")
     if unit not in units:
-        raise UnitError(f"unknown unit {unit!r} for a {kind}; use one of {', '.join(units)}")
+        raise UnitError(f"unknown unit {unit!r} for {_noun(kind)}; use one of {', '.join(units)}")
     return _non_negative(_exact(number) * units[unit], kind)
+
+
+def _noun(kind: str) -> str:
+    """'a bandwidth', but 'bytes' and 'operations' (counts, in the plural)."""
+    return kind if kind in ("operations", "bytes") else f"a {kind}"
 
 
 def _non_negative(value: Fraction, kind: str) -> Fraction:
     if value < 0:
-        raise UnitError(f"a {kind} cannot be negative")
+        raise UnitError(f"{_noun(kind)} cannot be negative")
     return value

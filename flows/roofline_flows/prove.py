@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     if not sby_tasks:
         print(f"error: no task name (unit.task) contains {args.only!r}", file=sys.stderr)
         return 2
+    if args.within is not None and args.within < 0:
+        print(f"error: --within {args.within:g}: a number of seconds, 0 or more", file=sys.stderr)
+        return 2
     complete = args.only is None and args.within is None and not args.rtl and not args.no_probes
     skipped: list[str] = []
     if args.within is not None:
