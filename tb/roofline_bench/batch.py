@@ -61,7 +61,7 @@ class RateBatch:
         pending, self._pending = self._pending, []
         if not pending:
             return
-        if self.fmt.width > VECTOR_MAX_WIDTH:  # beyond the vectorised model: one vector at a time
+        if self.size == 1 or self.fmt.width > VECTOR_MAX_WIDTH:  # one vector (a trace), or beyond the vectorised model
             for vector_id, label, vector, outputs in pending:
                 self.judge(vector_id, label, vector, outputs, True)
             return
