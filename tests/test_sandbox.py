@@ -255,3 +255,24 @@ def test_output_past_the_cap_is_cut_at_the_cap_and_the_writer_never_blocks() -> 
     assert outcome.output_truncated == ["stdout"]
     assert outcome.stdout == (line * (MIB // len(line) + 1))[:MIB]  # the first MiB, byte for byte
     assert outcome.stderr == "done\n"
+
+
+# ---------------------------------------------------------------- the harness's bytecode
+
+BYTECODE_PROBE = """
+import importlib.util, os, struct, roofline_course.grade_job as job
+with open(job.__cached__, "rb") as pyc:
+    magic, flags, mtime, size = struct.unpack("<4sIII", pyc.read(16))
+source = os.stat(job.__file__)
+fresh = magic == importlib.util.MAGIC_NUMBER and flags == 0 and mtime == int(source.st_mtime) & 0xFFFFFFFF
+print("fresh" if fresh and size == source.st_size & 0xFFFFFFFF else "stale")
+"""
+
+
+def test_a_step_reads_the_bytecode_the_grader_compiled_as_current() -> None:
+    """A step cannot write bytecode; without the grader's, each of its Python processes compiles the
+    harness from source again. The step sees the grade job's bytecode, readable and matching its source."""
+    sandbox.compile_bytecode()
+    outcome = sandboxed(BYTECODE_PROBE)
+    assert outcome.returncode == 0, outcome.stderr
+    assert outcome.stdout.split() == ["fresh"]

@@ -297,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
+    sandbox.compile_bytecode()  # before the uid isolation's umask: a step must be able to read it
     if not args.unsafe_no_sandbox and sandbox.mode() == "uid":
         if lab.kind == "testbench":  # its runs must share no file: only private mounts give that
             print("error: a testbench lab grades under bubblewrap only, and namespaces cannot be created here "
