@@ -162,6 +162,21 @@ def test_flows_grading_and_the_cli_import_no_simulator_library() -> None:
     assert run.stdout.strip() == "[]", f"a simulator library was imported: {run.stdout}"
 
 
+def test_a_grading_step_builds_with_cocotb_test_but_without_cocotb_itself() -> None:
+    """The grade job only builds and starts the simulator (which loads the real cocotb): it gets
+    cocotb's version and folder, not cocotb and pytest; a use of anything more fails at its import."""
+    probe = (
+        "import sys, roofline_course.grade_job\n"
+        "import cocotb, cocotb.simulator, cocotb_test.simulator as built\n"
+        "print('pytest' in sys.modules, hasattr(cocotb, '__path__'), bool(cocotb.__version__))\n"
+        "print(built.Icarus.__name__, cocotb.simulator.__file__.rsplit('/', 1)[-1].split('.')[0])\n"
+        "try:\n    import cocotb.handle\nexcept ModuleNotFoundError as problem:\n    print('refused', problem.name)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[:3] == ["False False True", "Icarus simulator", "refused cocotb.handle"]
+
+
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 def test_the_parameter_guard_names_the_rule(tmp_path: Path) -> None:
     module = MODULES["roofline_attainable"]

@@ -19,13 +19,17 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-from roofline_bench.tape import TAPE_VARIABLE
-from roofline_core.config import BenchConfig
-from roofline_core.contract import ParamSet
-from roofline_core.runner import SimulatorStopped, exact_build, run_build
-from roofline_core.tools import eda_command, tool_available, tool_version
+from roofline_core import launcher_cocotb
 
-from .sandbox import RESULT_FD_VARIABLE
+launcher_cocotb.install()  # before the runner imports cocotb-test: this process runs no test itself
+
+from roofline_bench.tape import TAPE_VARIABLE  # noqa: E402
+from roofline_core.config import BenchConfig  # noqa: E402
+from roofline_core.contract import ParamSet  # noqa: E402
+from roofline_core.runner import SimulatorStopped, exact_build, run_build  # noqa: E402
+from roofline_core.tools import eda_command, tool_available, tool_version  # noqa: E402
+
+from .sandbox import RESULT_FD_VARIABLE  # noqa: E402
 
 LOG_LIMIT = 8 << 20
 FORWARD_S = 0.05
