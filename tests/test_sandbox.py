@@ -247,6 +247,40 @@ def test_the_wall_clock_limit_kills_the_whole_sandbox_and_nothing_outlives_it() 
     assert not [line for line in running if token in line], "a sandboxed process outlived the time limit"
 
 
+STALL_PROBE = """
+import os, sys, time
+channel = int(os.environ["ROOFLINE_RESULT_FD"])
+time.sleep(float(sys.argv[1]))  # silent before the reply begins
+for beat in range(int(sys.argv[2])):
+    os.write(channel, b"beat %d\\n" % beat)
+    time.sleep(float(sys.argv[3]))
+print("finished")
+"""
+
+
+def stall_probe(before_s: float, beats: int, every_s: float) -> sandbox.Outcome:
+    return sandbox.run([sys.executable, "-c", STALL_PROBE, str(before_s), str(beats), str(every_s)], submission=None,
+                       timeout_s=20, slot=SLOT, result_pipe=True, stall_s=0.6)
+
+
+def test_a_reply_that_falls_silent_is_stopped_at_the_stall_limit_with_what_it_sent() -> None:
+    outcome = stall_probe(0.0, 1, 30.0)  # a beat, then silence past the 20 s limit
+    assert outcome.timed_out and outcome.stalled and outcome.returncode is None, outcome
+    assert outcome.result == b"beat 0\n" and "finished" not in outcome.stdout
+    assert outcome.seconds < 15, outcome.seconds
+
+
+def test_a_reply_that_keeps_coming_or_has_not_begun_is_not_stalled() -> None:
+    """Beats closer than the stall limit run to the end; silence before the first byte is the
+    start (a build, the simulator loading) and only the time limit bounds it."""
+    steady = stall_probe(0.0, 12, 0.15)
+    late = stall_probe(1.5, 1, 0.0)
+    for outcome in (steady, late):
+        assert outcome.returncode == 0 and not outcome.timed_out and not outcome.stalled, outcome
+        assert "finished" in outcome.stdout
+    assert len(steady.result.splitlines()) == 12 and late.result == b"beat 0\n"
+
+
 def test_output_past_the_cap_is_cut_at_the_cap_and_the_writer_never_blocks() -> None:
     line = "flood, every line the same\n"
     outcome = sandbox.run(["sh", "-c", f"yes '{line.strip()}' | head -c {3 * MIB}; echo done >&2"], submission=None,

@@ -69,8 +69,8 @@ def test_synthesis_scores_in_proportion_below_the_target_clock(fmax: float, mark
     assert (len(score.detail) == 1) == (status == "pass")
 
 
-def crashed_group(lab_group: Group, timed_out: bool) -> GroupScore:
-    facts = judge.RunFacts(3.0, timed_out=timed_out, limit_s=60, crashed=not timed_out, log="log")
+def crashed_group(lab_group: Group, timed_out: bool, stalled_s: float | None = None) -> GroupScore:
+    facts = judge.RunFacts(3.0, timed_out=timed_out, limit_s=60, crashed=not timed_out, log="log", stalled_s=stalled_s)
     found = judge.verdicts(LAB1, lab_group, Reply(), "icarus", "rtl")
     return judge.score(LAB1, lab_group, found, Reply(), facts, "make sim")
 
@@ -83,6 +83,9 @@ def test_a_simulation_that_dies_with_no_reply_scores_nothing(group: Group) -> No
     hung = crashed_group(group, timed_out=True)
     assert (hung.score, hung.status) == (0.0, "timeout")
     assert hung.detail[0].startswith("TIMEOUT: the simulation did not finish within 60 s")
+    stuck = crashed_group(group, timed_out=True, stalled_s=15.0)  # stopped early: its reply fell silent
+    assert (stuck.score, stuck.status) == (0.0, "timeout")
+    assert stuck.detail[0].startswith("TIMEOUT: the simulation sent nothing for 15 s once it had begun (its limit is 60 s)")
 
 
 # ---------------------------------------------------------------- the grade's status and the exit status

@@ -7,7 +7,9 @@ golden model (judge), so nothing the design does in its sandbox can decide a sco
 the same visibility, parameter set and seed share one simulation; every visible group runs
 before any hidden one, so no hidden run is ever alive beside a visible one. A design that hangs
 or crashes costs the groups of that simulation and nothing else, and once one has timed out,
-later simulations get AFTER_A_HANG_S. One canonical result (result.json) feeds every report:
+later simulations get AFTER_A_HANG_S. A simulation whose reply falls silent for a quarter of its
+time limit, once it has begun, is stopped then as hung (STALL_FRACTION): a bench's tape grows
+many times a second, and logic that never settles would spin to the limit. One canonical result (result.json) feeds every report:
 the terminal, JUnit XML, Gradescope, PrairieLearn and the class CSV. `make check` runs only the
 groups students can see.
 
@@ -42,6 +44,8 @@ from .results import Grade, GroupScore
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
 VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ build is not the design's time
 AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
+STALL_FRACTION = 0.25  # a simulation whose reply falls silent this share of its time limit has hung
+MIN_STALL_S = 1.0
 
 
 def slug(text: str) -> str:
@@ -74,8 +78,13 @@ def group_timeout(lab: Lab, group: Group) -> float:
     return lab.timeout_s * (SYNTH_TIMEOUT_FACTOR if group.kind == "synthesis" else 1)
 
 
-def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float
-              ) -> sandbox.Outcome:
+def stall_limit(timeout: float) -> float:
+    """The silence after which a simulation has hung: a bench's tape grows many times a second."""
+    return max(MIN_STALL_S, STALL_FRACTION * timeout)
+
+
+def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
+              stall_s: float | None = None) -> sandbox.Outcome:
     """The group's job in a fresh sandbox; its reply comes back on the result pipe, its log on stdout."""
     submission = check.submission
     assert submission is not None
@@ -89,7 +98,7 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
     eda = synthesis_tools(group) if group.kind == "synthesis" else ()
     outcome = sandbox.run([sys.executable, "-m", "roofline_course.grade_job"], submission=submission.root,
                           timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
-                          env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda)
+                          env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda, stall_s=stall_s)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
     return outcome
@@ -116,16 +125,17 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
         return [GroupScore(first, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])]
     joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
     folder = out / "groups" / slug(first.name if len(batch) == 1 else "+".join(g.name for g in batch))
+    stall_s = stall_limit(timeout) if first.kind == "sim" else None  # from the simulation's own limit
     if settings.sim == "verilator" and first.kind == "sim":
-        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates
-    outcome = run_group(lab, joint, check, rtl, settings, folder, timeout)
+        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates (the tape begins after)
+    outcome = run_group(lab, joint, check, rtl, settings, folder, timeout, stall_s)
     log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
     if first.kind == "synthesis":
         return [_score_synthesis(first, outcome, log)]
     reply = judge.read_reply(outcome.result, lab, joint.tests)
     shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
     facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared,
-                           simulator_stop(outcome.stdout))
+                           simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)
     scores = []
     for group in batch:
         rerun = rerun_hint(lab, group, rtl, settings.sim)

@@ -39,6 +39,7 @@ class RunFacts:
     log: str  # the simulator log, relative to the report folder
     shared_with: tuple[str, ...] = ()  # the other groups of the same simulation
     explanation: str = ""  # why the simulator stopped, when its log says (a loop Verilator names): words only
+    stalled_s: float | None = None  # stopped early: its reply had been silent this long (a hang)
 
 
 def read_reply(data: bytes, lab: Lab, tests: tuple[str, ...]) -> Reply:
@@ -65,8 +66,10 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     detail: list[str] = []
     if facts.timed_out:
         status = "timeout"
-        detail += [f"TIMEOUT: the simulation did not finish within {facts.limit_s:.0f} s and was stopped; every test "
-                   "counts against all of its cases, checked or not.",
+        stopped = (f"sent nothing for {facts.stalled_s:g} s once it had begun (its limit is {facts.limit_s:.0f} s)"
+                   if facts.stalled_s else f"did not finish within {facts.limit_s:.0f} s")
+        detail += [f"TIMEOUT: the simulation {stopped} and was stopped; every test counts against all of its cases, "
+                   "checked or not.",
                    "Logic that never settles (a combinational loop: a signal that depends on itself through assign or "
                    "always @*) or a handshake that never completes does this."]
     elif (facts.crashed and not reply.tapes) or any(v.ran_out for v in tests):

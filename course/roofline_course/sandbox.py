@@ -54,6 +54,7 @@ SYSTEM_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 SANDBOX_UID = 64000  # plus a slot number, so that concurrent sandboxes do not share a process budget
 MIB = 1 << 20
+STALL_POLL_S = 0.1  # how often a run with a stall limit looks at its result pipe
 MAX_SLOTS = 100
 WASM_CACHE = "/yowasp-cache"  # where a sandbox sees the grader's compiled YoWASP tools
 WASM_ADDRESS_SPACE = 1 << 40  # wasmtime reserves over 4 GiB up front (4.06 GiB for Yosys); RLIMIT_DATA bounds what it uses
@@ -96,6 +97,7 @@ class Outcome:
     seconds: float
     timed_out: bool = False
     output_truncated: list[str] = field(default_factory=list)  # "stdout", "stderr": the cap was hit
+    stalled: bool = False  # timed out by the stall limit: the result pipe fell silent once it had begun
 
     @property
     def crashed(self) -> bool:
@@ -357,10 +359,19 @@ def _apply_limits(limits: Limits, wasm: bool) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool]) -> None:
+@dataclass
+class Heard:
+    """When a pipe last brought bytes (None: not yet)."""
+
+    last: float | None = None
+
+
+def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool], heard: Heard | None = None) -> None:
     """Keep the first `cap` bytes of a pipe and read the rest away, so the writer never blocks."""
     kept = 0
-    while chunk := stream.read(65536):  # type: ignore[attr-defined]
+    while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+        if heard is not None:
+            heard.last = time.monotonic()
         if kept < cap:
             sink.append(chunk[: cap - kept])
             kept += len(sink[-1])
@@ -371,8 +382,13 @@ def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool]) -
 def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: Limits | None = None,
         stdin: bytes = b"", slot: int = 0, extra_ro: list[tuple[Path, str]] | None = None,
         env: dict[str, str] | None = None, result_pipe: bool = False, unsafe: bool = False,
-        eda: tuple[str, ...] = ()) -> Outcome:
+        eda: tuple[str, ...] = (), stall_s: float | None = None) -> Outcome:
     """Run argv in the sandbox (or, with unsafe, as a plain child: for a machine without bubblewrap).
+
+    stall_s (with result_pipe): stop the run, as timed out and stalled, once the result pipe has
+    brought nothing for stall_s seconds after its first bytes. A simulation's tape grows many
+    times a second while the simulation runs; one that falls silent is stuck where simulated time
+    cannot pass (logic that never settles), and would spin until its time limit.
 
     eda: the Yosys and nextpnr tools the step runs (see eda_step). A native one gets a /proc of
     the sandbox's own PID namespace; never a simulation, where the design runs: it would reach
@@ -383,7 +399,7 @@ def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: L
     env = {**step.env, **(env or {})}
     with claim(slot) as slot:
         return _run(argv, submission, timeout_s, limits, stdin, slot, [*(extra_ro or []), *step.extra_ro], env,
-                    result_pipe, unsafe, step)
+                    result_pipe, unsafe, step, stall_s)
 
 
 @contextlib.contextmanager
@@ -408,7 +424,7 @@ def claim(slot: int) -> Iterator[int]:
 
 def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Limits, stdin: bytes, slot: int,
          extra_ro: list[tuple[Path, str]], env: dict[str, str], result_pipe: bool, unsafe: bool,
-         step: EdaStep) -> Outcome:
+         step: EdaStep, stall_s: float | None = None) -> Outcome:
     read_end = write_end = -1
     if result_pipe:
         read_end, write_end = os.pipe()
@@ -439,9 +455,11 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
     readers = [threading.Thread(target=_drain, args=(process.stdout, cap, out, out_cut), daemon=True),
                threading.Thread(target=_drain, args=(process.stderr, cap, err, err_cut), daemon=True)]
     result_chunks: list[bytes] = []
+    heard = Heard()
     if result_pipe:
         result_file = os.fdopen(read_end, "rb")
-        readers.append(threading.Thread(target=_drain, args=(result_file, 16 * MIB, result_chunks, [False]), daemon=True))
+        readers.append(threading.Thread(target=_drain, args=(result_file, 16 * MIB, result_chunks, [False], heard),
+                                        daemon=True))
     for reader in readers:
         reader.start()
     try:
@@ -449,11 +467,7 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         process.stdin.close()  # type: ignore[union-attr]
     except BrokenPipeError:
         pass
-    timed_out = False
-    try:
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    timed_out, stalled = _wait(process, started + timeout_s, heard, stall_s if result_pipe else None)
     if timed_out or process.returncode is None:
         _kill_group(process)
     if not unsafe:
@@ -466,7 +480,21 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
     truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]
     return Outcome(None if timed_out else process.returncode, b"".join(out).decode(errors="replace"),
                    b"".join(err).decode(errors="replace"), b"".join(result_chunks), time.monotonic() - started,
-                   timed_out, truncated)
+                   timed_out, truncated, stalled)
+
+
+def _wait(process: subprocess.Popen[bytes], deadline: float, heard: Heard, stall_s: float | None) -> tuple[bool, bool]:
+    """Wait for the step to end: (timed out, stalled)."""
+    while True:
+        now = time.monotonic()
+        if stall_s is not None and heard.last is not None and now - heard.last > stall_s:
+            return True, True
+        try:
+            process.wait(timeout=max(0.0, min(deadline - now, STALL_POLL_S if stall_s is not None else deadline - now)))
+            return False, False
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                return True, False
 
 
 def _wait_until_gone(uid: int, seconds: float = 30.0) -> None:
