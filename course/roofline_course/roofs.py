@@ -164,7 +164,8 @@ def figure(view: Misses) -> Any:
     xs = [xlim[0], 1.0, xlim[1]]
     roof.plot(xs, [min(x, 1.0) for x in xs], color="black", lw=2, gid="roof")
     roof.plot([1.0], [1.0], marker="D", color="black", markersize=7, gid="ridge")
-    roof.annotate("ridge: ai*bw = peak", (1.0, 1.0), xytext=(8, 8), textcoords="offset points", fontsize=8)
+    roof.annotate("ridge: ai*bw = peak", (1.0, 1.0), xytext=(-8, 8), textcoords="offset points", fontsize=8,
+                  ha="right")  # left of the ridge: to its right the axes may end a decade later
     for axes in (roof, error):
         axes.axvline(1.0, color="0.5", lw=0.8, ls="--")
         axes.set_xscale("log")
