@@ -20,6 +20,7 @@ from roofline_core.contract import ParamSet
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import tool_available
 from roofline_course import grade as grading
+from roofline_course import labs
 from roofline_course.grade import simulator_stop
 from roofline_course.intake import stage
 from roofline_course.labs import LabError, available, load_lab
@@ -57,6 +58,22 @@ def test_lab_errors_are_named(tmp_path: Path) -> None:
     bad.write_text('[[group]]\nname = "x"\ncovers = "y"\nweight = 1\ntests = ["no_such_test"]\n')
     with pytest.raises(LabError, match="no_such_test"):
         load_lab(1, bad)
+
+
+def test_a_lab_whose_groups_all_score_nothing_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Coverage groups carry no marks; a lab of only those would grade every student 0 of 0."""
+    folder = tmp_path / "lab6"
+    shutil.copytree(LABS_DIR / "lab6", folder)
+    spec = (folder / "lab.toml").read_text()
+    coverage = spec[spec.index('[[group]]\nname = "coverage'):]
+    (folder / "lab.toml").write_text(spec[: spec.index("[[group]]")] + coverage)
+    (folder / "hidden.toml").write_text("")
+    monkeypatch.setattr(labs, "LABS_DIR", tmp_path)
+    with pytest.raises(LabError, match="every group has weight 0"):
+        load_lab(6)
+    assert [g.weight for g in load_lab(6, with_hidden=False).groups] == [0.0]  # make check: the visible part alone
+    (folder / "hidden.toml").write_text((LABS_DIR / "lab6" / "hidden.toml").read_text())
+    assert load_lab(6).max_score == 70  # with the hidden groups' marks it grades
 
 
 def test_compile_errors_quote_only_the_students_own_lines(tmp_path: Path) -> None:

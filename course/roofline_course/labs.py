@@ -186,6 +186,8 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
             raise LabError(f"lab {number}: group {group.name!r} requires unknown groups {', '.join(sorted(unknown))}")
     if not groups:
         raise LabError(f"{spec_file}: no [[group]] entries")
+    if with_hidden and not any(g.weight > 0 for g in groups):
+        raise LabError(f"{spec_file}: every group has weight 0 (coverage only): give at least one group marks")
     for group in groups if lab_kind == "testbench" else ():
         _check_designs(group, top, folder)
     return Lab(number, str(spec.get("title", f"lab {number}")), top, folder, float(spec.get("timeout_s", 180)),
