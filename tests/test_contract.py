@@ -166,7 +166,10 @@ def test_a_grading_step_builds_with_cocotb_test_but_without_cocotb_itself() -> N
     """The grade job only builds and starts the simulator (which loads the real cocotb): it gets
     cocotb's version and folder, not cocotb and pytest; a use of anything more fails at its import."""
     probe = (
-        "import sys, roofline_course.grade_job\n"
+        "import io, os, runpy, sys\n"
+        "os.environ['ROOFLINE_RESULT_FD'] = str(os.pipe()[1])\n"
+        "sys.stdin = io.StringIO('{\"kind\": \"none\"}')  # a job it refuses on the pipe: only the start is of interest\n"
+        "try:\n    runpy.run_module('roofline_course.grade_job', run_name='__main__')\nexcept SystemExit:\n    pass\n"
         "import cocotb, cocotb.simulator, cocotb_test.simulator as built\n"
         "print('pytest' in sys.modules, hasattr(cocotb, '__path__'), bool(cocotb.__version__))\n"
         "print(built.Icarus.__name__, cocotb.simulator.__file__.rsplit('/', 1)[-1].split('.')[0])\n"
@@ -175,6 +178,10 @@ def test_a_grading_step_builds_with_cocotb_test_but_without_cocotb_itself() -> N
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO_ROOT)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split("\n")[:3] == ["False False True", "Icarus simulator", "refused cocotb.handle"]
+    # Imported rather than run (a test, a tool), it leaves the process its real cocotb.
+    library = "import roofline_course.grade_job, cocotb, cocotb.handle\nprint(hasattr(cocotb, '__path__'))"
+    run = subprocess.run([sys.executable, "-c", library], capture_output=True, text=True, cwd=REPO_ROOT)
+    assert (run.returncode, run.stdout.strip()) == (0, "True"), run.stderr
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
