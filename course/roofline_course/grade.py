@@ -9,9 +9,9 @@ before any hidden one, so no hidden run is ever alive beside a visible one. A de
 or crashes costs the groups of that simulation and nothing else, and once one has timed out,
 later simulations get AFTER_A_HANG_S. A simulation whose reply falls silent for a quarter of its
 time limit, once it has begun, is stopped then as hung (STALL_FRACTION): a bench's tape grows
-many times a second, and logic that never settles would spin to the limit. One canonical result (result.json) feeds every report:
-the terminal, JUnit XML, Gradescope, PrairieLearn and the class CSV. `make check` runs only the
-groups students can see.
+many times a second, and logic that never settles would spin to the limit. One canonical result
+(result.json) feeds every report: the terminal, JUnit XML, Gradescope, PrairieLearn and the
+class CSV. `make check` runs only the groups students can see.
 
 Exit status: 0 full marks, 1 fewer marks, 2 could not grade (no files, a compile error, a
 construct the grader does not run, a missing port, a resource limit) or a wrong command. The

@@ -484,13 +484,14 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
 
 
 def _wait(process: subprocess.Popen[bytes], deadline: float, heard: Heard, stall_s: float | None) -> tuple[bool, bool]:
-    """Wait for the step to end: (timed out, stalled)."""
+    """Wait for the step to end: (timed out, stalled). With a stall limit, look at the pipe every STALL_POLL_S."""
     while True:
         now = time.monotonic()
         if stall_s is not None and heard.last is not None and now - heard.last > stall_s:
             return True, True
+        left = max(0.0, deadline - now)
         try:
-            process.wait(timeout=max(0.0, min(deadline - now, STALL_POLL_S if stall_s is not None else deadline - now)))
+            process.wait(timeout=left if stall_s is None else min(left, STALL_POLL_S))
             return False, False
         except subprocess.TimeoutExpired:
             if time.monotonic() >= deadline:
