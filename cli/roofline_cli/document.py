@@ -12,8 +12,8 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
-from .place import Placement
-from .platform import Platform
+from roofline_cli.place import Placement
+from roofline_cli.platform import Platform
 
 SCHEMA_VERSION = 1
 

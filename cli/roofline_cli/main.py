@@ -16,10 +16,10 @@ import tempfile
 from fractions import Fraction
 from pathlib import Path
 
-from . import place as placing
-from . import rtl
-from .document import document
-from .platform import InputError, Platform, load
+from roofline_cli import place as placing
+from roofline_cli import rtl
+from roofline_cli.document import document
+from roofline_cli.platform import InputError, Platform, load
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -114,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "place":
         print("\n".join(lines))
     else:
-        from .plot import plot
-        from .plot_html import plot_html
+        from roofline_cli.plot import plot
+        from roofline_cli.plot_html import plot_html
 
         problem = output_problem(args.output)
         if problem:

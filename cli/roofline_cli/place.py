@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from roofline_cli.platform import Kernel, Platform
 from roofline_golden import exact, format_fraction
-
-from .platform import Kernel, Platform
 
 
 @dataclass(frozen=True)

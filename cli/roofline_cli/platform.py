@@ -25,7 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .units import UnitError, parse
+from roofline_cli.units import UnitError, parse
 
 
 class InputError(ValueError):

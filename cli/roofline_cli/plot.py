@@ -11,9 +11,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .place import Placement
-from .platform import Platform
-from .plot_layout import MAX_POINTS, Frame, Label, Scene, layout, marker_points, scene, tick_text
+from roofline_cli.place import Placement
+from roofline_cli.platform import Platform
+from roofline_cli.plot_layout import MAX_POINTS, Frame, Label, Scene, layout, marker_points, scene, tick_text
 
 FIGSIZE, DPI = (11.5, 6.8), 120
 AXES = (0.07, 0.09, 0.64, 0.83)  # left, bottom, width, height (figure fractions): the legend takes the right

@@ -22,9 +22,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from .place import Placement, number
-from .platform import Platform
-from .plot_layout import Frame, Label, Scene, layout, marker_points, scene, tick_text
+from roofline_cli.place import Placement, number
+from roofline_cli.platform import Platform
+from roofline_cli.plot_layout import Frame, Label, Scene, layout, marker_points, scene, tick_text
 
 DASHES = ("solid", "dash", "dot", "dashdot")
 ANY = "*"  # a roof line that belongs to every precision (a level's roof) or every level (a peak)

@@ -20,8 +20,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .place import Placement
-from .platform import Platform
+from roofline_cli.place import Placement
+from roofline_cli.platform import Platform
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
 MAX_POINTS = 400  # more kernels than this are drawn as a density in the PNG

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from roofline_cli.place import Placement, number
+from roofline_cli.platform import InputError, Platform
 from roofline_golden import QFormat, fixed
-
-from .place import Placement, number
-from .platform import InputError, Platform
 
 COUNT_BITS = 64
 

@@ -10,9 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from roofline_core.contract import ParamSet
 from roofline_golden.cases import Params
-
-from .contract import ParamSet
 
 SIMS = ("icarus", "verilator")
 CONFIG_VARIABLE = "ROOFLINE_CONFIG"  # a run's settings, as JSON, for the simulator process

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from roofline_core.scoreboard import binding_text
 from roofline_golden import QFormat, exact, format_fraction
 from roofline_golden.exact import ExactHierarchy
-
-from .scoreboard import binding_text
 
 
 def inputs_text(fmt: QFormat, peak: int, bws: tuple[int, ...], ais: tuple[int, ...]) -> list[str]:

@@ -13,9 +13,8 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from roofline_core.scoreboard import binding_text
 from roofline_golden import QFormat, vector
-
-from .scoreboard import binding_text
 
 U64 = np.uint64
 Array = NDArray[np.uint64]

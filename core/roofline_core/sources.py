@@ -10,7 +10,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from .paths import RTL_DIR
+from roofline_core.paths import RTL_DIR
 
 HDL_SUFFIXES = (".sv", ".v")
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .paths import BUILD_ROOT, IN_CHECKOUT, REPO_ROOT
+from roofline_core.paths import BUILD_ROOT, IN_CHECKOUT, REPO_ROOT
 
 MIN_VERILATOR = (5, 36)
 
@@ -65,7 +65,7 @@ def eda_command(tool: str) -> list[str]:
     if choice == "native" or (choice == "" and shutil.which(tool)):
         require(tool, f"install it (apt-get install {tool}), or unset ROOFLINE_EDA to use the pip one")
         return [tool]
-    from .yowasp import TOOLS
+    from roofline_core.yowasp import TOOLS
 
     if importlib.util.find_spec(TOOLS[tool][0]) is None:
         raise ToolError(f"no {tool}: pip install -e '.[eda]' (make sim installs it), or apt-get install {tool}")

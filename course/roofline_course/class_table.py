@@ -23,11 +23,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from . import late
-from .grade import slug
-from .labs import Lab
-from .neutralise import one_line, printable, spreadsheet_cell
-from .reports import first_failure, first_problem
+from roofline_course import late
+from roofline_course.grade import slug
+from roofline_course.labs import Lab
+from roofline_course.neutralise import one_line, printable, spreadsheet_cell
+from roofline_course.reports import first_failure, first_problem
 
 STATE = "rows.json"
 TABLE = "scores.csv"

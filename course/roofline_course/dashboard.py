@@ -21,11 +21,11 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from .class_table import UNSCORED, VALUE_FAILURE, ordered
-from .labs import Lab
-from .neutralise import one_line, printable, spreadsheet_cell
-from .precheck import STAGES
-from .similarity import FLOOR, Similarity, similarity
+from roofline_course.class_table import UNSCORED, VALUE_FAILURE, ordered
+from roofline_course.labs import Lab
+from roofline_course.neutralise import one_line, printable, spreadsheet_cell
+from roofline_course.precheck import STAGES
+from roofline_course.similarity import FLOOR, Similarity, similarity
 
 PAGE = "dashboard.html"
 PAIRS_FILE = "similarity.csv"

@@ -34,12 +34,11 @@ from pathlib import Path
 from roofline_core.config import SIMS, BenchConfig
 from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import ToolError
+from roofline_course import judge, pictures, reports, sandbox, testbench_lab
+from roofline_course.labs import Group, Lab, LabError, load_lab
+from roofline_course.precheck import Precheck, precheck
+from roofline_course.results import Grade, GroupScore
 from roofline_flows.synth import DEVICE_NAMES, DEVICES
-
-from . import judge, pictures, reports, sandbox, testbench_lab
-from .labs import Group, Lab, LabError, load_lab
-from .precheck import Precheck, precheck
-from .results import Grade, GroupScore
 
 SYNTH_TIMEOUT_FACTOR = 3  # place and route takes longer than a simulation
 VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ build is not the design's time

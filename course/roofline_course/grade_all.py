@@ -36,12 +36,11 @@ from typing import Any
 from roofline_core.config import SIMS
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
 from roofline_core.workers import ClusterError, code_digest, connect, worker_count, worker_name
-
-from . import calibration, dashboard, late, sandbox
-from . import class_table as table
-from .class_table import Graded, entry_id, failed
-from .labs import Lab, LabError, load_lab
-from .neutralise import one_line, printable
+from roofline_course import calibration, dashboard, late, sandbox
+from roofline_course import class_table as table
+from roofline_course.class_table import Graded, entry_id, failed
+from roofline_course.labs import Lab, LabError, load_lab
+from roofline_course.neutralise import one_line, printable
 
 GRADABLE_SUFFIXES = (".sv", ".v", ".zip")
 GRADER_SLACK_S = 180  # what grading a submission may take beyond its simulations' limits

@@ -29,8 +29,7 @@ from roofline_core.config import BenchConfig  # noqa: E402
 from roofline_core.contract import ParamSet  # noqa: E402
 from roofline_core.runner import SimulatorStopped, exact_build, run_build  # noqa: E402
 from roofline_core.tools import eda_command, tool_available, tool_version  # noqa: E402
-
-from .sandbox import RESULT_FD_VARIABLE  # noqa: E402
+from roofline_course.sandbox import RESULT_FD_VARIABLE  # noqa: E402
 
 LOG_LIMIT = 8 << 20
 FORWARD_S = 0.05

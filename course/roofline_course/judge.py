@@ -19,10 +19,9 @@ from roofline_bench.tape import Reply, parse
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Verdict
-
-from .hints import EVIDENT, hints_for
-from .labs import Group, Lab
-from .results import GroupScore
+from roofline_course.hints import EVIDENT, hints_for
+from roofline_course.labs import Group, Lab
+from roofline_course.results import GroupScore
 
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14

@@ -16,8 +16,7 @@ from pathlib import Path
 from roofline_bench.benches import TESTS
 from roofline_core.contract import ParamSet, tops_with
 from roofline_core.paths import LABS_DIR, RTL_DIR
-
-from .testbench_designs import DesignError, resolve
+from roofline_course.testbench_designs import DesignError, resolve
 
 KINDS = ("sim", "synthesis")
 # How a simulation group turns its tests into marks. "proportional" (the default): each test

@@ -21,12 +21,11 @@ from roofline_bench.run import trace
 from roofline_bench.tape import Reply, Trace
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Verdict
+from roofline_course import roofs, waves
+from roofline_course.judge import bench_config
+from roofline_course.labs import Group, Lab
+from roofline_course.results import Picture
 from roofline_golden import QFormat
-
-from . import roofs, waves
-from .judge import bench_config
-from .labs import Group, Lab
-from .results import Picture
 
 MAX_PER_GROUP = 3  # tests of a group pictured at most (the first failing ones)
 PNG_DPI = 100

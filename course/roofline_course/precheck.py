@@ -18,9 +18,8 @@ from pathlib import Path
 
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.tools import eda_command, yosys_available
-
-from . import sandbox
-from .intake import IntakeError, Submission, select_design, stage
+from roofline_course import sandbox
+from roofline_course.intake import IntakeError, Submission, select_design, stage
 
 MAX_ERRORS = 5
 INSIDE = sandbox.SUBMISSION

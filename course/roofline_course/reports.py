@@ -18,8 +18,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .neutralise import printable, terminal_lines
-from .results import Grade
+from roofline_course.neutralise import printable, terminal_lines
+from roofline_course.results import Grade
 
 SCHEMA = 1
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .labs import Group, Lab
-from .precheck import STAGES, Precheck
+from roofline_course.labs import Group, Lab
+from roofline_course.precheck import STAGES, Precheck
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .intake import HDL_SUFFIXES
+from roofline_course.intake import HDL_SUFFIXES
 
 STAGED = "submission"  # where `make grade` stages a submission inside its report folder
 COMPARED = (*HDL_SUFFIXES, ".py")  # a design's Verilog; a testbench lab's (lab 6) Python

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .intake import SKIPPED_FOLDERS, IntakeError, Submission, Wanted, _unzip, copy_tree, safe_relative
+from roofline_course.intake import SKIPPED_FOLDERS, IntakeError, Submission, Wanted, _unzip, copy_tree, safe_relative
 
 MAX_FILES = 50
 MAX_BYTES = 2 << 20  # every Python file together

@@ -23,12 +23,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from roofline_bench.coverage import expected_bins, table
-
-from .labs import Group
-from .results import GroupScore
-from .testbench_designs import KIND_HINTS
-from .testbench_panel import SHELL_TOP
-from .testbench_run import RunResult
+from roofline_course.labs import Group
+from roofline_course.results import GroupScore
+from roofline_course.testbench_designs import KIND_HINTS
+from roofline_course.testbench_panel import SHELL_TOP
+from roofline_course.testbench_run import RunResult
 
 SHOWN_FAILURES = 3
 MESSAGE_LINES = 6

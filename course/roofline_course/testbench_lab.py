@@ -28,16 +28,15 @@ from pathlib import Path
 
 from roofline_core.contract import ParamSet
 from roofline_core.paths import BUILD_ROOT
-
-from . import sandbox, testbench_judge
-from .intake import IntakeError
-from .labs import Group, Lab
-from .precheck import Precheck
-from .results import Grade, GroupScore
-from .testbench_designs import Design, DesignError, resolve
-from .testbench_intake import Testbench, stage
-from .testbench_panel import Panel, PanelError, build_panel, build_shell
-from .testbench_run import RunResult, run_design
+from roofline_course import sandbox, testbench_judge
+from roofline_course.intake import IntakeError
+from roofline_course.labs import Group, Lab
+from roofline_course.precheck import Precheck
+from roofline_course.results import Grade, GroupScore
+from roofline_course.testbench_designs import Design, DesignError, resolve
+from roofline_course.testbench_intake import Testbench, stage
+from roofline_course.testbench_panel import Panel, PanelError, build_panel, build_shell
+from roofline_course.testbench_run import RunResult, run_design
 
 CALIBRATION = 4  # a hidden run may take this many times the slowest visible run of the correct design
 MIN_TIMEOUT_S = 10.0

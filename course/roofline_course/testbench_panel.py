@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_core.contract import MODULES, ParamSet
+from roofline_course.testbench_designs import Design, DesignError, reference, rtl_files
 from roofline_golden import QFormat
-
-from .testbench_designs import Design, DesignError, reference, rtl_files
 
 TIMESCALE = "+timescale+1ns/1ps"
 ORACLE_PLUSARG = "channel"

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roofline_bench.coverage import Coverage
-
-from .testbench_panel import SHELL_OUTPUTS, Panel, PanelError, digits
+from roofline_course.testbench_panel import SHELL_OUTPUTS, Panel, PanelError, digits
 
 POLL_S = 0.05
 CHUNK = 1 << 16

@@ -23,12 +23,11 @@ import cocotb_tools.config
 import find_libpython
 
 from roofline_core.paths import REPO_ROOT
-
-from . import sandbox
-from .testbench_designs import Design, reference
-from .testbench_intake import Testbench
-from .testbench_panel import ORACLE_PLUSARG, SHELL_TOP, Panel
-from .testbench_relay import Channel, Relay, Transcript
+from roofline_course import sandbox
+from roofline_course.testbench_designs import Design, reference
+from roofline_course.testbench_intake import Testbench
+from roofline_course.testbench_panel import ORACLE_PLUSARG, SHELL_TOP, Panel
+from roofline_course.testbench_relay import Channel, Relay, Transcript
 
 CHANNEL = Path("/channel")  # where a bubblewrap sandbox sees the channel folder
 LAUNCHER = Path(__file__).with_name("testbench_launcher.py")

@@ -21,9 +21,8 @@ from pathlib import Path
 
 from roofline_core.contract import CLOCK_PORTS, MODULES
 from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, REPO_ROOT, shown
+from roofline_flows import kill_matrix, synth
 from roofline_golden import cases
-
-from . import kill_matrix, synth
 
 DOCS_DIR = REPO_ROOT / "docs"
 BENCHMARK_RESULTS = REPO_ROOT / "benchmark" / "results.json"

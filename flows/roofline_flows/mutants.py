@@ -36,10 +36,9 @@ from roofline_core.contract import MODULES, TOPS
 from roofline_core.paths import BUILD_ROOT, shown
 from roofline_core.runner import run_bench
 from roofline_core.tools import ToolError, tool_version, yosys_command
-
-from . import kill_matrix, mutants_yosys, sby
-from .catalogue import CATALOGUE, Mutant, apply, load_catalogue
-from .kill_matrix import KILL_MATRIX, LAYERS, write_matrix
+from roofline_flows import kill_matrix, mutants_yosys, sby
+from roofline_flows.catalogue import CATALOGUE, Mutant, apply, load_catalogue
+from roofline_flows.kill_matrix import KILL_MATRIX, LAYERS, write_matrix
 
 PROVE_TIMES = BUILD_ROOT / "prove" / "times.json"
 # rtl/ modules the bulk testbench itself instantiates (its input and output registers)

@@ -28,8 +28,7 @@ from pathlib import Path
 from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, RTL_DIR, shown
 from roofline_core.sources import DropInError, drop_in_files, rtl_sources
 from roofline_core.tools import ToolError
-
-from . import sby
+from roofline_flows import sby
 
 DEFAULT_TIMEOUT = 1200.0  # the pipeline's data proof took 151-534 s alone, over 600 s beside other work
 # Each task's seconds in the last complete run (every task, the project's RTL, all passed), kept

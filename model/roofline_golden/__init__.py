@@ -7,8 +7,8 @@
 - `cases`: the document's cases and the spec's edge cases, from `cases.toml`.
 """
 
-from . import defaults, exact, fixed
-from .qformat import QFormat, format_fraction, round_half_up
+from roofline_golden import defaults, exact, fixed
+from roofline_golden.qformat import QFormat, format_fraction, round_half_up
 
 DEFAULT_FORMAT = QFormat()
 DEFAULT_LEVELS = defaults.LEVELS

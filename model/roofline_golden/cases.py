@@ -10,8 +10,8 @@ from fractions import Fraction
 from importlib import resources
 from typing import Any
 
-from . import defaults
-from .qformat import QFormat
+from roofline_golden import defaults
+from roofline_golden.qformat import QFormat
 
 GROUPS = ("document", "edge")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .qformat import QFormat
+from roofline_golden.qformat import QFormat
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
 
-from . import defaults
+from roofline_golden import defaults
 
 
 @dataclass(frozen=True)

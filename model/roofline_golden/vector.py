@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .qformat import QFormat
+from roofline_golden.qformat import QFormat
 
 U64 = np.uint64
 Array = NDArray[np.uint64]

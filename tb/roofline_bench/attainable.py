@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .rates import RateChecker, check_widths, directed, sweep_test
-from .run import Run, tests
-from .stimulus import RateVector
+from roofline_bench.rates import RateChecker, check_widths, directed, sweep_test
+from roofline_bench.run import Run, tests
+from roofline_bench.stimulus import RateVector
 
 
 async def port_widths(run: Run) -> None:

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from roofline_bench.coverage import Coverage
+from roofline_bench.stimulus import RateVector
 from roofline_core.judge import Outputs, Vectors, expected_outputs, failing, products
 from roofline_core.judge import coverage_bins as vector_coverage_bins
 from roofline_core.scoreboard import Scoreboard
 from roofline_golden import QFormat
 from roofline_golden.vector import MAX_WIDTH as VECTOR_MAX_WIDTH
-
-from .coverage import Coverage
-from .stimulus import RateVector
 
 BATCH = 4096
 # (vector id, label, the vector, its outputs, sample coverage) -> None: the bench's one-vector judge

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from roofline_bench import attainable, counts, hierarchy, intensity, pipe
+from roofline_bench.run import BenchTest
 from roofline_core.contract import TOPS
-
-from . import attainable, counts, hierarchy, intensity, pipe
-from .run import BenchTest
 
 TESTS: dict[str, dict[str, BenchTest]] = {
     "roofline_attainable": attainable.TESTS,

@@ -11,13 +11,12 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 
+from roofline_bench.ports import Unresolved
+from roofline_bench.rates import bench_rng, check_error_bound, check_widths, pack_levels
+from roofline_bench.run import Run, tests
+from roofline_bench.stimulus import log_uniform
 from roofline_core.scoreboard import Field, binding_text, selected
 from roofline_golden import cases, fixed, format_fraction
-
-from .ports import Unresolved
-from .rates import bench_rng, check_error_bound, check_widths, pack_levels
-from .run import Run, tests
-from .stimulus import log_uniform
 
 CLOCK_NS = 10
 

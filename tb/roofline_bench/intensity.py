@@ -13,14 +13,13 @@ from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 
+from roofline_bench.coverage import Coverage
+from roofline_bench.ports import Unresolved
+from roofline_bench.rates import check_widths
+from roofline_bench.run import Run, tests
+from roofline_bench.stimulus import count_vectors
 from roofline_core.scoreboard import Field, selected
 from roofline_golden import QFormat, cases, exact, fixed, format_fraction
-
-from .coverage import Coverage
-from .ports import Unresolved
-from .rates import check_widths
-from .run import Run, tests
-from .stimulus import count_vectors
 
 CLOCK_NS = 10
 

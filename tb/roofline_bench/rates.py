@@ -6,16 +6,15 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 
+from roofline_bench.batch import RateBatch
+from roofline_bench.coverage import Coverage
+from roofline_bench.ports import Ports, Unresolved
+from roofline_bench.run import Run
+from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.config import BenchConfig
 from roofline_core.describe import exact_context, inputs_text
 from roofline_core.scoreboard import Field, Scoreboard, selected
 from roofline_golden import QFormat, cases, fixed, format_fraction
-
-from .batch import RateBatch
-from .coverage import Coverage
-from .ports import Ports, Unresolved
-from .run import Run
-from .stimulus import RateVector, rate_vectors
 
 SETTLE_NS = 1
 

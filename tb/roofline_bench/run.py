@@ -12,13 +12,12 @@ from functools import partial
 from itertools import product
 from typing import Any
 
+from roofline_bench.batch import BATCH
+from roofline_bench.coverage import Coverage
+from roofline_bench.ports import PortError, Ports, Unresolved
+from roofline_bench.tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TracedPorts, run_to_end
 from roofline_core.config import BenchConfig
 from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
-
-from .batch import BATCH
-from .coverage import Coverage
-from .ports import PortError, Ports, Unresolved
-from .tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TracedPorts, run_to_end
 
 
 @dataclass

@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from roofline_bench.ports import PortError, Ports, Unresolved
 from roofline_core.contract import RESET_PORT
-
-from .ports import PortError, Ports, Unresolved
 
 TAPE_VARIABLE = "ROOFLINE_TAPE"  # the file a recording bench appends to
 Entry = int | tuple[str, str]

@@ -13,7 +13,7 @@ from roofline_core.judge import Outputs, Vectors, coverage_bins, expected_output
 from roofline_core.scoreboard import Field, mismatch_report
 
 if TYPE_CHECKING:
-    from .config import SweepConfig
+    from roofline_bulk.config import SweepConfig
 
 U64 = np.uint64
 MAX_REPORTS = 5

@@ -29,16 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from roofline_bulk import replay
+from roofline_bulk.check import MAX_REPORTS
+from roofline_bulk.config import SweepConfig
+from roofline_bulk.engine import BULK_DIR, run_sweep
+from roofline_bulk.stimulus import Shard
 from roofline_core.judge import Vectors
 from roofline_core.paths import BUILD_ROOT
 from roofline_core.sources import rtl_sources
 from roofline_core.workers import ClusterError, code_digest, worker_count, worker_name
-
-from . import replay
-from .check import MAX_REPORTS
-from .config import SweepConfig
-from .engine import BULK_DIR, run_sweep
-from .stimulus import Shard
 
 # Shards of a cluster sweep are cut on multiples of this many vectors (one-machine shards use BLOCK).
 SHARD_UNIT = 4096

@@ -7,14 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from roofline_bulk.replay import load_replay
+from roofline_bulk.stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, exhaustive_bits, exhaustive_range, random_range
 from roofline_core.config import decode, encode
 from roofline_core.contract import MODULES, ParamSet, tops_with
 from roofline_core.judge import Vectors
 from roofline_golden import QFormat
 from roofline_golden.cases import Params
-
-from .replay import load_replay
-from .stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, exhaustive_bits, exhaustive_range, random_range
 
 BULK_TOPS = tops_with("bulk")
 MODES = ("random", "exhaustive", "replay")

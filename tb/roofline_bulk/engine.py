@@ -10,11 +10,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from roofline_bulk.config import SweepConfig, default_lanes
 from roofline_core.paths import BUILD_ROOT, TB_DIR
 from roofline_core.runner import BenchResult, Build, run_build
 from roofline_core.sources import rtl_sources, sources_digest
-
-from .config import SweepConfig, default_lanes
 
 __all__ = ["BULK_DIR", "default_lanes", "run_sweep", "sweep_build"]  # default_lanes: where callers found it first
 

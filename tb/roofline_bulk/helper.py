@@ -12,12 +12,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from roofline_bulk.check import BatchOutcome, check_batch
+from roofline_bulk.config import SweepConfig
+from roofline_bulk.stimulus import random_range
+from roofline_bulk.wire import input_bytes, read_outputs
 from roofline_core.judge import Vectors, expected_outputs
-
-from .check import BatchOutcome, check_batch
-from .config import SweepConfig
-from .stimulus import random_range
-from .wire import input_bytes, read_outputs
 
 _PENDING: dict[int, Vectors] = {}
 

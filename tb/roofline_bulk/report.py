@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .config import SweepConfig
+from roofline_bulk.config import SweepConfig
 
 LOG_TAIL = 15  # lines of the simulator's log shown when a build or a run fails
 

@@ -12,17 +12,16 @@ import sys
 import time
 from pathlib import Path
 
+from roofline_bulk import cluster
+from roofline_bulk.config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig
+from roofline_bulk.engine import run_sweep, sweep_build
+from roofline_bulk.report import build_failure, progress_on_terminal, summarize
+from roofline_bulk.stimulus import Shard
 from roofline_core.config import SIMS
 from roofline_core.contract import DEFAULT_SET, ParamSet
 from roofline_core.sources import DropInError
 from roofline_core.tools import ToolError
 from roofline_core.workers import ClusterError, connect, worker_count
-
-from . import cluster
-from .config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig
-from .engine import run_sweep, sweep_build
-from .report import build_failure, progress_on_terminal, summarize
-from .stimulus import Shard
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from roofline_core.judge import Outputs, Vectors
 
 if TYPE_CHECKING:
-    from .config import SweepConfig
+    from roofline_bulk.config import SweepConfig
 
 U64 = np.uint64
 

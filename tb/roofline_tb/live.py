@@ -24,8 +24,7 @@ from roofline_bench.run import BenchTest, Run, execute
 from roofline_bench.tape import TAPE_VARIABLE, Recorder
 from roofline_core.config import BenchConfig
 from roofline_core.contract import CLOCK_PORT, MODULES
-
-from .signals import periods_until_rise, read_bits
+from roofline_tb.signals import periods_until_rise, read_bits
 
 COVERAGE = Coverage()  # one bench run: every test of this simulator process
 
