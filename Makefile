@@ -6,38 +6,32 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
-SIM        ?= icarus
-TOP        ?= all
-# The format and parameters: empty means the contract's defaults (model/roofline_golden/defaults.py)
+# Every knob is empty unless you give it: each command holds its own defaults (`make help`; the contract's
+# in model/roofline_golden/defaults.py, the harness's in core/roofline_core/config.py), and Make passes a
+# value only when one is given.
+SIM        ?=
+TOP        ?=
 INT_BITS   ?=
 FRAC_BITS  ?=
 LEVELS     ?=
 COUNT_BITS ?=
 MUL_STAGES ?=
 SEED       ?=
+N          ?=
 TESTCASE   ?=
 ONLY       ?=
 WAVES      ?=
 GATES      ?=
 RTL        ?=
-# pytest-xdist workers for `make test`
-JOBS       ?= auto
-# N: random vectors per run (each command has its default: --help). SWEEP= is its old make sim name.
+JOBS       ?=
 SHARD      ?=
 LANES      ?=
 BATCH      ?=
 REPLAY     ?=
-# make benchmark BENCHMARK_ARGS="--sizes 1000,1000000 --repeats 5 --full" (BENCH_ARGS= still works)
-BENCHMARK_ARGS ?= $(BENCH_ARGS)
-# make synth SYNTH_ARGS="--only roofline_hierarchy_pipe --freq 60"; make prove PROVE_ARGS="-k hierarchy"
-SYNTH_ARGS ?=
-PROVE_ARGS ?=
-MUTANT_ARGS ?=
-# make mutation: MUTATION_BUDGET=<s> MUTATION_ALL=1 MUTATION_MODULES="judge hints" MUTATION_WRITE=1
-MUTATION_BUDGET  ?= 1800
-MUTATION_ALL     ?=
-MUTATION_MODULES ?=
-MUTATION_WRITE   ?=
+CLUSTER    ?=
+V          ?=
+# ARGS: more options for the target's own command (make prove ARGS="-k hierarchy"; its --help lists them)
+ARGS       ?=
 # course labs: make grade LAB=1 RTL=<file or folder>; make grade-all LAB=1 SUBMISSIONS=<folder of folders>
 LAB         ?=
 TB          ?=
@@ -46,36 +40,35 @@ HIDDEN      ?=
 TIMEOUT     ?=
 STUDENT     ?=
 LATE        ?=
-LATE_MAX    ?=
 DUE         ?=
 METADATA    ?=
-# make sweep / grade-all CLUSTER=<Dask scheduler address or file> or CLUSTER=local:K; SHARDS=<n> for a sweep
-CLUSTER     ?=
-SHARDS      ?=
-# V=1: make sim, make sweep and make check print the simulator's whole output, not only the summary and failures
-V           ?=
 
-# $(call given,VAR,default): VAR when set on the command line or in the environment, else the
-# default; sweeps default to Verilator and to roofline_attainable, exhaustive runs to UQ4.4.
-given = $(if $(filter command line environment,$(origin $(1))),$($(1)),$(2))
-# Old names still work, with a one-line note.
-ifneq ($(filter command line environment,$(origin SWEEP)),)
-$(info note: SWEEP= is now N= (make sim N=$(SWEEP)); SWEEP= still works)
-endif
-# Each parameter is passed only when it is given: the commands hold the defaults.
+yes = $(filter 1 yes true,$(1))
+# The old names still work, each with a one-line note: SWEEP= (now N=), <target>_ARGS= (now ARGS=),
+# SHARDS= and MUTATION_*= (now ARGS=...), LATE_MAX= (now LATE=<percent>/<days>).
+old = $(if $(filter command line environment,$(origin $(1))),$(info note: $(1)= is now $(2); $(1)= still works))
+$(call old,SWEEP,N=)
+$(foreach name,PYTEST_ARGS BENCHMARK_ARGS BENCH_ARGS SYNTH_ARGS PROVE_ARGS MUTANT_ARGS,$(call old,$(name),ARGS=))
+$(call old,SHARDS,ARGS="--shards <n>")
+$(call old,LATE_MAX,LATE=<percent per day>/<most days>)
+$(foreach name,MUTATION_ALL MUTATION_MODULES MUTATION_BUDGET MUTATION_WRITE,$(call old,$(name),ARGS=... (make mutation ARGS=--help)))
+N := $(or $(N),$(SWEEP))
+LATE_PER_DAY = $(firstword $(subst /, ,$(LATE)))
+LATE_DAYS = $(or $(word 2,$(subst /, ,$(LATE))),$(LATE_MAX))
+
 PARAM_ARGS = $(if $(INT_BITS),--int-bits $(INT_BITS)) $(if $(FRAC_BITS),--frac-bits $(FRAC_BITS)) \
              $(if $(LEVELS),--levels $(LEVELS))
-SWEEP_ARGS = --sim $(call given,SIM,verilator) --top $(call given,TOP,roofline_attainable) \
-             $(PARAM_ARGS) $(if $(SEED),--seed $(SEED)) $(if $(SHARD),--shard $(SHARD)) \
-             $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) $(if $(ONLY),--only $(ONLY)) \
-             $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)") \
-             $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS)) $(if $(filter 1 yes true,$(V)),--verbose)
-
-SIM_ARGS = --sim $(SIM) --top $(TOP) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bits $(COUNT_BITS)) \
-           $(if $(MUL_STAGES),--mul-stages $(MUL_STAGES)) $(if $(call given,N,$(SWEEP)),--sweep $(call given,N,$(SWEEP))) \
+SWEEP_ARGS = $(if $(SIM),--sim $(SIM)) $(if $(TOP),--top $(TOP)) $(PARAM_ARGS) $(if $(SEED),--seed $(SEED)) \
+             $(if $(SHARD),--shard $(SHARD)) $(if $(LANES),--lanes $(LANES)) $(if $(BATCH),--batch $(BATCH)) \
+             $(if $(ONLY),--only $(ONLY)) $(if $(REPLAY),--replay "$(REPLAY)") $(if $(RTL),--rtl "$(RTL)") \
+             $(if $(CLUSTER),--cluster "$(CLUSTER)") $(if $(SHARDS),--shards $(SHARDS)) $(if $(call yes,$(V)),--verbose) $(ARGS)
+SIM_ARGS = $(if $(SIM),--sim $(SIM)) $(if $(TOP),--top $(TOP)) $(PARAM_ARGS) $(if $(COUNT_BITS),--count-bits $(COUNT_BITS)) \
+           $(if $(MUL_STAGES),--mul-stages $(MUL_STAGES)) $(if $(N),--sweep $(N)) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
-           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(filter 1 yes true,$(WAVES)),--waves) $(if $(filter 1 yes true,$(GATES)),--gates) \
-           $(if $(filter 1 yes true,$(V)),--verbose) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
+           $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(call yes,$(WAVES)),--waves) $(if $(call yes,$(GATES)),--gates) \
+           $(if $(call yes,$(V)),--verbose) $(if $(JOBS),--jobs $(JOBS)) $(ARGS)
+MUTATION_ARGS = $(if $(MUTATION_BUDGET),--budget $(MUTATION_BUDGET)) $(if $(call yes,$(MUTATION_ALL)),--all) \
+                $(if $(MUTATION_MODULES),--modules "$(MUTATION_MODULES)") $(if $(call yes,$(MUTATION_WRITE)),--write) $(ARGS)
 
 .PHONY: help sim test test-all lint sweep exhaustive benchmark bench synth prove report mutants mutation code-coverage coverage docs grade check \
         grade-all handout clean prereqs prereqs-verilator
@@ -96,26 +89,29 @@ help:
 	@echo "  make report     the last regression as one HTML page, with the roofline computed by the RTL"
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
-	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed, MUTATION_ALL=1 all"
-	@echo "                  (MUTATION_MODULES=<names> MUTATION_BUDGET=<s> MUTATION_WRITE=1); docs/mutation.md"
+	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed; ARGS=--all every"
+	@echo "                  module (ARGS=\"--modules <names> --budget <s> --write\"); docs/mutation.md"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"
 	@echo "  make check      what students run: the lab's visible groups only (LAB= RTL=; lab 6, a testbench: TB=<folder>)"
-	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= TIMEOUT= DUE= LATE= LATE_MAX= METADATA= CLUSTER=)"
+	@echo "  make grade-all  grade a class: LAB=<n> SUBMISSIONS=<folder, one entry per student> (JOBS= STUDENT= TIMEOUT= DUE= LATE=<%/day>[/<days>] METADATA= CLUSTER=)"
 	@echo "                  writes scores.csv and dashboard.html under build/grade/labN-all/"
 	@echo "  make handout    the student copy: no reference RTL, no drop-in solution, no mutant list, no hidden groups"
 	@echo "  roofline place|plot FILE   (in .venv/bin) place kernels on a platform's roofline (place --json); see examples/"
 	@echo "  make clean      remove build outputs (keeps .venv; 'make clean-all' removes it too)"
 	@echo ""
-	@echo "make sim options: SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1 JOBS=<benches at once>"
-	@echo "                  INT_BITS= FRAC_BITS= LEVELS= COUNT_BITS= MUL_STAGES= N= RTL=<file or folder>"
-	@echo "                  (the defaults: .venv/bin/python -m roofline_tb.sim --help)"
-	@echo "make test / test-all options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=auto, PYTEST_ARGS="
-	@echo "make sweep options: N= SIM=verilator|icarus TOP=roofline_attainable|roofline_hierarchy|all SEED=<n>"
-	@echo "                  SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz> LANES= BATCH= RTL= INT_BITS= ..."
-	@echo "make exhaustive options: INT_BITS=4 FRAC_BITS=4 SIM=verilator TOP=... SHARD=i/n"
-	@echo "on Dask (sweep, exhaustive, grade-all): CLUSTER=<scheduler address or file> or CLUSTER=local:K; SHARDS=<n>"
+	@echo "Options are empty unless given; each command holds its defaults (<command> --help, or ARGS=--help)."
+	@echo "make sim options: SIM= TOP= SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1"
+	@echo "                  JOBS=<benches at once> INT_BITS= FRAC_BITS= LEVELS= COUNT_BITS= MUL_STAGES= N= RTL=<file or folder>"
+	@echo "make test / test-all options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=<pytest workers>, ARGS=<pytest's>"
+	@echo "make sweep options: N= SIM= TOP=<module>|all SEED=<n> SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz>"
+	@echo "                  LANES= BATCH= RTL= INT_BITS= ... (make exhaustive: the same, every input of UQ4.4 by default)"
+	@echo "on Dask (sweep, exhaustive, grade-all): CLUSTER=<scheduler address or file> or CLUSTER=local:K (ARGS=\"--shards <n>\")"
+	@echo "every target: ARGS=<more options for its command> (make prove ARGS=\"-k hierarchy\", make synth ARGS=--help)"
+	@echo "old names, still read: SWEEP= (N=), PYTEST_ARGS= BENCHMARK_ARGS= BENCH_ARGS= SYNTH_ARGS= PROVE_ARGS= MUTANT_ARGS= (ARGS=),"
+	@echo "                  SHARDS= (ARGS=--shards), MUTATION_ALL= MUTATION_MODULES= MUTATION_BUDGET= MUTATION_WRITE= (ARGS=),"
+	@echo "                  LATE_MAX= (LATE=<%/day>/<days>); make bench (benchmark), make coverage (code-coverage)"
 
 prereqs:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found: install Python >= 3.11"; exit 1; }
@@ -137,38 +133,38 @@ $(STAMP): pyproject.toml | prereqs
 	@touch $@
 
 sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
-	@$(VPY) -m roofline_tb.sim $(SIM_ARGS)
+	@$(VPY) -m roofline_cocotb.sim $(SIM_ARGS)
 
 # make test: the everyday tier (tests not marked full); with RTL=, every test that exercises the
 # given RTL, in both tiers. make test-all: every test, the full tier included (CI runs it).
 PYTEST = ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
-	  $(VPY) -m pytest -n $(JOBS) --durations=10
+	  $(VPY) -m pytest -n $(or $(JOBS),auto) --durations=10
 TEST_SELECTION = $(if $(or $(RTL),$(ROOFLINE_RTL)),-m rtl,-m "not full")
 
 test: prereqs prereqs-verilator $(STAMP)
-	@$(PYTEST) --junitxml=build/regression.xml $(TEST_SELECTION) $(PYTEST_ARGS)
+	@$(PYTEST) --junitxml=build/regression.xml $(TEST_SELECTION) $(PYTEST_ARGS) $(ARGS)
 
 test-all: prereqs prereqs-verilator $(STAMP)
-	@$(PYTEST) --junitxml=build/regression-all.xml $(PYTEST_ARGS)
+	@$(PYTEST) --junitxml=build/regression-all.xml $(PYTEST_ARGS) $(ARGS)
 
 sweep: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) -m roofline_bulk.sweep --mode random $(if $(call given,N,),-n $(N)) $(SWEEP_ARGS)
+	@$(VPY) -m roofline_bulk.sweep --mode random $(if $(N),-n $(N)) $(SWEEP_ARGS)
 
 exhaustive: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_bulk.sweep --mode exhaustive $(SWEEP_ARGS)
 
 benchmark: prereqs prereqs-verilator $(STAMP)
-	@$(VPY) benchmark/run.py $(BENCHMARK_ARGS)
+	@$(VPY) benchmark/run.py $(BENCHMARK_ARGS) $(BENCH_ARGS) $(ARGS)
 
 bench:
 	@echo "note: make bench is now make benchmark"
 	@$(MAKE) --no-print-directory benchmark
 
 synth: prereqs $(STAMP)
-	@$(VPY) -m roofline_flows.synth $(if $(RTL),--rtl "$(RTL)") $(SYNTH_ARGS)
+	@$(VPY) -m roofline_flows.synth $(if $(RTL),--rtl "$(RTL)") $(SYNTH_ARGS) $(ARGS)
 
 prove: prereqs $(STAMP)
-	@$(VPY) -m roofline_flows.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS)
+	@$(VPY) -m roofline_flows.prove $(if $(RTL),--rtl "$(RTL)") $(PROVE_ARGS) $(ARGS)
 
 code-coverage: prereqs prereqs-verilator $(STAMP)
 	@$(VPY) -m roofline_flows.code_coverage
@@ -178,20 +174,19 @@ coverage:
 	@$(MAKE) --no-print-directory code-coverage
 
 mutants: prereqs $(STAMP)
-	@$(VPY) -m roofline_flows.mutants $(MUTANT_ARGS)
+	@$(VPY) -m roofline_flows.rtl_mutants $(MUTANT_ARGS) $(ARGS)
 
 mutation: prereqs $(STAMP)
-	@$(VPY) -m roofline_flows.mutation --budget $(MUTATION_BUDGET) $(if $(filter 1 yes true,$(MUTATION_ALL)),--all) \
-	  $(if $(MUTATION_MODULES),--modules "$(MUTATION_MODULES)") $(if $(filter 1 yes true,$(MUTATION_WRITE)),--write)
+	@$(VPY) -m roofline_flows.python_mutation $(MUTATION_ARGS)
 
 docs: prereqs $(STAMP)
 	@$(VPY) -m roofline_flows.docs
 
 report: prereqs $(STAMP)
-	@$(VPY) -m roofline_flows.report
+	@$(VPY) -m roofline_flows.regression_page
 
 GRADE_ARGS = --lab "$(LAB)" $(if $(HIDDEN),--hidden "$(HIDDEN)") $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
-             $(if $(filter verilator,$(SIM)),--sim verilator)
+             $(if $(SIM),--sim $(SIM))
 need = @test -n "$($(1))" || { echo "error: $(1)= is required: $(2)"; exit 2; }
 
 # A testbench lab (lab 6) grades a testbench: TB=<its folder> names it (RTL= still works).
@@ -201,20 +196,20 @@ need_submission = @test -n "$(SUBMITTED)" || { echo "error: RTL= is required: $(
 grade: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need_submission,the submission file or folder)
-	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)"
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)" $(ARGS)
 
 check: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need_submission,your file or folder)
-	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)" --visible-only
+	@$(VPY) -m roofline_course.grade $(GRADE_ARGS) --rtl "$(SUBMITTED)" --visible-only $(ARGS)
 
 grade-all: prereqs $(STAMP)
 	$(call need,LAB,the lab number (labs/labN))
 	$(call need,SUBMISSIONS,a folder with one entry per student)
-	@$(VPY) -m roofline_course.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)" \
+	@$(VPY) -m roofline_course.cohort.grade_all $(GRADE_ARGS) --submissions "$(SUBMISSIONS)" \
 	  $(if $(STUDENT),--student "$(STUDENT)") $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS)) \
-	  $(if $(LATE),--late-penalty $(LATE)) $(if $(LATE_MAX),--late-max-days $(LATE_MAX)) \
-	  $(if $(DUE),--due "$(DUE)") $(if $(METADATA),--metadata "$(METADATA)") $(if $(CLUSTER),--cluster "$(CLUSTER)")
+	  $(if $(LATE_PER_DAY),--late-penalty $(LATE_PER_DAY)) $(if $(LATE_DAYS),--late-max-days $(LATE_DAYS)) \
+	  $(if $(DUE),--due "$(DUE)") $(if $(METADATA),--metadata "$(METADATA)") $(if $(CLUSTER),--cluster "$(CLUSTER)") $(ARGS)
 
 handout: prereqs $(STAMP)
 	@$(VPY) -m roofline_course.handout

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from roofline_bulk import cluster
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.engine import default_lanes
+from roofline_bulk.simulation import default_lanes
+from roofline_core.config import BULK_COUNT, DEFAULT_SIM, SIMS
 from roofline_core.contract import ParamSet
 from roofline_core.workers import connect
 
@@ -39,8 +40,8 @@ def timed_sweep(cfg: SweepConfig, workers: int, shards: int) -> dict[str, float]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sim", default="icarus", choices=("icarus", "verilator"))
-    parser.add_argument("-n", "--count", type=int, default=1_000_000)
+    parser.add_argument("--sim", default=DEFAULT_SIM, choices=SIMS)
+    parser.add_argument("-n", "--count", type=int, default=BULK_COUNT)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--shards", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)

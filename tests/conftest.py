@@ -14,7 +14,7 @@ import skip_policy
 
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
 from roofline_core.runner import BUILD_TIMES_VARIABLE
-from roofline_flows.catalogue import ridge_mutant_edit
+from roofline_flows.rtl_mutant_catalogue import ridge_mutant_edit
 
 # Seconds each test took: the last run's (build/), else the snapshot kept with the tests.
 DURATIONS_SNAPSHOT = Path(__file__).with_name("durations.json")

@@ -1,6 +1,6 @@
 `timescale 1ns / 1ps
 // The bulk path's ceiling on Icarus for `make benchmark`: the same streaming testbench
-// (tb/bulk/roofline_bulk_tb.sv, its $fread and $fwrite) run through one input file by plain
+// (tb/hdl/roofline_bulk_tb.sv, its $fread and $fwrite) run through one input file by plain
 // SystemVerilog, with no cocotb and no checking. +roofline_dir=<folder> holds bulk_in_0.bin;
 // +beats=<n> is its beat count. The benchmark checks the output file's size.
 module roofline_fread_top;

@@ -99,7 +99,7 @@ def simulate(
     sim: str, fmt: QFormat, levels: int, by_counts: bool, vectors: list[dict[str, object]], work: Path
 ) -> list[dict[str, int]]:
     from roofline_core.contract import ParamSet
-    from roofline_core.paths import BUILD_ROOT, CLI_BENCH_DIR
+    from roofline_core.paths import BUILD_ROOT, COCOTB_TESTS_DIR
     from roofline_core.runner import Build, run_build
     from roofline_core.sources import rtl_sources, sources_digest
 
@@ -112,7 +112,7 @@ def simulate(
     out.unlink(missing_ok=True)
     job.write_text(json.dumps({"top": top, "width": fmt.width, "count_bits": COUNT_BITS, "vectors": vectors,
                                "max_latency": levels * (COUNT_BITS + fmt.width + 2) + 4}))
-    build = Build(sim=sim, toplevel=top, test_module="cli_job", test_dir=CLI_BENCH_DIR, sources=sources,
+    build = Build(sim=sim, toplevel=top, test_module="cli_job", test_dir=COCOTB_TESTS_DIR, sources=sources,
                   parameters=param_set.for_module(top), env={"ROOFLINE_CLI_JOB": str(job), "ROOFLINE_CLI_OUT": str(out)},
                   folder=folder, seed=0)
     result = run_build(build, quiet=True)  # the simulator's output goes to <folder>/sim.log

@@ -13,10 +13,14 @@ from typing import Any, TypeVar
 from roofline_core.contract import ParamSet
 from roofline_golden.cases import Params
 
+# The harness's defaults, written once and read by every command (the contract's are in roofline_golden.defaults).
 SIMS = ("icarus", "verilator")
+DEFAULT_SIM = "icarus"  # the per-vector benches, grading and the roofline command's --rtl
+DEFAULT_SWEEP = 1000  # random vectors of a per-vector bench's sweep
+BULK_SIM = "verilator"  # bulk sweeps: the simulator that streams fastest
+BULK_COUNT = 1_000_000  # vectors of one bulk sweep
 CONFIG_VARIABLE = "ROOFLINE_CONFIG"  # a run's settings, as JSON, for the simulator process
 T = TypeVar("T")
-DEFAULT_SWEEP = 1000
 
 
 @dataclass(frozen=True)

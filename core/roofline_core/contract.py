@@ -3,10 +3,10 @@
 For every module: its parameters and defaults, its ports (name, direction, width as an
 expression over the parameters), whether it is clocked, its source files, its functional
 coverage, and which flows apply. Every tool reads this table; no other file lists modules or
-ports. `tests/test_contract.py` checks the table against the RTL (Yosys reads the same ports),
+ports. `tests/core/test_contract.py` checks the table against the RTL (Yosys reads the same ports),
 the benches and the flows.
 
-Adding a top-level module: its RTL in rtl/, its bench in tb/<module>/test_<module>.py, and one
+Adding a top-level module: its RTL in rtl/, its bench in tb/cocotb_tests/test_<module>.py, and one
 `Module` entry below.
 """
 
@@ -30,7 +30,7 @@ class ParamSet:
     frac_bits: int = defaults.FRAC_BITS
     levels: int = defaults.LEVELS
     count_bits: int = defaults.COUNT_BITS
-    mul_stages: int = 1  # roofline_hierarchy_pipe's multiplication stages
+    mul_stages: int = defaults.MUL_STAGES  # roofline_hierarchy_pipe's multiplication stages
 
     @property
     def tag(self) -> str:
@@ -116,13 +116,14 @@ HIERARCHY_OUT = _outputs(("cap_o", "W"), ("level_cap_o", "LEVELS*W"), ("mem_boun
 # ---------------------------------------------------------------- modules
 
 FLOWS = (
-    "bench",  # a cocotb bench in tb/<module>/, run by make sim and make test at every parameter set
+    "bench",  # a cocotb bench in tb/cocotb_tests/, run by make sim and make test at every parameter set
     "bulk",  # make sweep streams it through the bulk testbench
     "gates",  # make sim GATES=1 simulates its Yosys netlist
     "prove",  # make prove has a property harness (flows/formal) around it
     "synth",  # make synth: generic synthesis at the default and the small set
     "mutants",  # make mutants: Yosys mutate mutants of its word-level netlist, survivors judged formally
     "lab",  # a course lab may grade it
+    "shell",  # lab 6's port shell stands in for it: students' testbenches drive its ports, the grader answers
 )
 
 
@@ -142,7 +143,7 @@ class Module:
     ports: tuple[Port, ...]  # in declaration order, clk_i and rst_ni included
     sources: tuple[str, ...]  # rtl/ file stems it needs, dependencies first, itself last
     flows: frozenset[str] = frozenset()
-    coverage: tuple[str, ...] = ()  # functional-coverage bin sets (roofline_tb.functional_coverage)
+    coverage: tuple[str, ...] = ()  # functional-coverage bin sets (roofline_cocotb.functional_coverage)
     fpga: tuple[FpgaRun, ...] = ()  # make synth's place-and-route runs (iCE40, ECP5)
     lint_sets: tuple[dict[str, int], ...] = ()  # modules without a bench: the values make lint uses
     cli: str = ""  # what `roofline place --rtl` sends through it: "rates" or "counts"
@@ -167,6 +168,9 @@ class Module:
 
 
 FORMAT = {"INT_BITS": defaults.INT_BITS, "FRAC_BITS": defaults.FRAC_BITS}
+LEVELS = {"LEVELS": defaults.LEVELS}
+COUNTS = {"COUNT_BITS": defaults.COUNT_BITS}
+MUL = {"MUL_STAGES": defaults.MUL_STAGES}
 ALL_TOP_FLOWS = frozenset({"bench", "synth", "lab"})
 
 _TABLE = (
@@ -184,7 +188,7 @@ _TABLE = (
            ("roofline_param_check", "roofline_round_cap", "roofline_level"),
            lint_sets=({"INT_BITS": 8, "FRAC_BITS": 8},)),
     Module("roofline_binding", "the binding level: the lowest memory-bound product, lowest index on a tie",
-           {**FORMAT, "LEVELS": 3},
+           {**FORMAT, **LEVELS},
            (*_inputs(("peak_i", "W"), ("product_i", "LEVELS*2*W"), ("mem_bound_i", "LEVELS"), ("level_cap_i", "LEVELS*W")),
             *_outputs(("cap_o", "W"), ("binding_o", "IDX_W"))),
            ("roofline_param_check", "roofline_binding"), frozenset({"prove"}),
@@ -202,22 +206,22 @@ _TABLE = (
     Module("roofline_attainable", "attainable performance of one kernel against one memory level",
            FORMAT, (*_inputs(("peak_i", "W"), ("bw_i", "W"), ("ai_i", "W")), *_outputs(("cap_o", "W"), ("mem_bound_o", "1"))),
            ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_attainable"),
-           ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates",),
+           ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants", "shell"}, ("rates",),
            fpga=(FpgaRun("small", SMALL_SET),)),
     Module("roofline_hierarchy", "attainable performance against every memory level; the lowest binds",
-           {**FORMAT, "LEVELS": 3}, (*RATES_IN, *HIERARCHY_OUT),
+           {**FORMAT, **LEVELS}, (*RATES_IN, *HIERARCHY_OUT),
            ("roofline_param_check", "roofline_round_cap", "roofline_level", "roofline_binding", "roofline_hierarchy"),
            ALL_TOP_FLOWS | {"bulk", "gates", "prove", "mutants"}, ("rates", "binding", "level ties"), cli="rates",
            fpga=(FpgaRun("small", SMALL_SET), FpgaRun("default-l1", ParamSet(levels=1)))),
     Module("roofline_intensity", "arithmetic intensity from operation and byte counts (a sequential divider)",
-           {**FORMAT, "COUNT_BITS": 64},
+           {**FORMAT, **COUNTS},
            (*CLOCK, *_inputs(("start_i", "1"), ("ops_i", "COUNT_BITS"), ("bytes_i", "COUNT_BITS")),
             *_outputs(("busy_o", "1"), ("done_o", "1"), ("ai_o", "W"), ("sat_o", "1"), ("div0_o", "1"))),
            ("roofline_param_check", "roofline_div_step", "roofline_intensity"), ALL_TOP_FLOWS | {"prove", "mutants"},
            ("intensity",),
            fpga=(FpgaRun("small", SMALL_SET),)),
     Module("roofline_hierarchy_pipe", "the hierarchy as a valid/ready pipeline, one result per clock",
-           {**FORMAT, "LEVELS": 3, "MUL_STAGES": 1},
+           {**FORMAT, **LEVELS, **MUL},
            (*CLOCK, *_inputs(("in_valid_i", "1")), *_outputs(("in_ready_o", "1")), *RATES_IN,
             *_outputs(("out_valid_o", "1")), *_inputs(("out_ready_i", "1")), *HIERARCHY_OUT),
            ("roofline_param_check", "roofline_round_cap", "roofline_binding", "roofline_hierarchy_pipe"),
@@ -227,7 +231,7 @@ _TABLE = (
                   FpgaRun("default-l1-mul2", ParamSet(levels=1, mul_stages=2)),
                   FpgaRun("default-l1-mul4", ParamSet(levels=1, mul_stages=4), seeds=(1, 2, 3, 4, 5)),
                   FpgaRun("default", DEFAULT_SET, "ecp5-85k"))),
-    Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, "LEVELS": 3, "COUNT_BITS": 64},
+    Module("roofline_counts", "the hierarchy placed from counts, rounding once", {**FORMAT, **LEVELS, **COUNTS},
            (*CLOCK, *_inputs(("start_i", "1"), ("peak_i", "W"), ("bw_i", "LEVELS*W"), ("ops_i", "COUNT_BITS"),
                              ("bytes_i", "LEVELS*COUNT_BITS")),
             *_outputs(("busy_o", "1"), ("done_o", "1")), *HIERARCHY_OUT),

@@ -4,7 +4,7 @@ ROOFLINE_BUILD moves every build product (simulator builds, reports, grades) out
 checkout; nothing else writes outside it.
 
 Installed from a wheel rather than run from a checkout, the package carries the RTL and the
-roofline command's cocotb job itself (roofline_core.rtl, roofline_core.cli_bench: see pyproject.toml),
+roofline command's cocotb job itself (roofline_core.rtl, roofline_core.cocotb_tests: see pyproject.toml),
 and builds go to the user's cache folder.
 """
 
@@ -18,7 +18,9 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "rtl").is_dir()
 RTL_DIR = REPO_ROOT / "rtl" if IN_CHECKOUT else PACKAGE_DIR / "rtl"
 TB_DIR = REPO_ROOT / "tb"
-CLI_BENCH_DIR = TB_DIR / "cli" if IN_CHECKOUT else PACKAGE_DIR / "cli_bench"
+# Every cocotb test module: the checkout's (a grading sandbox holds tb/ but not rtl/ or pyproject.toml), else the wheel's.
+COCOTB_TESTS_DIR = TB_DIR / "cocotb_tests" if (TB_DIR / "cocotb_tests").is_dir() else PACKAGE_DIR / "cocotb_tests"
+TB_HDL_DIR = TB_DIR / "hdl"  # the testbenches' own SystemVerilog and C++: the bulk streamer, FuseSoC's bench
 FLOWS_DIR = REPO_ROOT / "flows"
 FORMAL_DIR = FLOWS_DIR / "formal"
 MUTANT_CATALOGUE = FLOWS_DIR / "mutants" / "catalogue.toml"
@@ -29,8 +31,8 @@ BUILD_ROOT = Path(os.environ.get("ROOFLINE_BUILD") or (REPO_ROOT / "build" if IN
 
 
 def bench_dir(top: str) -> Path:
-    """The cocotb testbench of a top-level module: tb/<module>/test_<module>.py."""
-    return TB_DIR / top
+    """The folder of a top-level module's cocotb testbench, tb/cocotb_tests/test_<module>.py."""
+    return COCOTB_TESTS_DIR
 
 
 def shown(path: Path) -> str:

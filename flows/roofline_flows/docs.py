@@ -2,10 +2,10 @@
 
 A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->`. The
 sources: the contract table (modules), model/roofline_golden/cases.toml (cases),
-benchmark/results.json (benchmark), flows/results/synth.json (synthesis) and
-flows/results/kill-matrix.json (kill-matrix). `make docs` first copies a complete `make synth`
-result (build/synth/results.json) and a complete `make mutants` kill matrix
-(build/mutants/kill-matrix.json) into flows/results/.
+benchmark/results.json (benchmark), flows/results/synth.json (synthesis),
+flows/results/kill-matrix.json (kill-matrix) and flows/python-mutation.toml (mutation-modules).
+`make docs` first copies a complete `make synth` result (build/synth/results.json) and a complete
+`make mutants` kill matrix (build/mutants/kill-matrix.json) into flows/results/.
 `--check` changes nothing and exits 1 when a block is stale; the regression runs it.
 """
 
@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from roofline_golden import cases
 DOCS_DIR = REPO_ROOT / "docs"
 BENCHMARK_RESULTS = REPO_ROOT / "benchmark" / "results.json"
 SYNTH_RESULTS = FLOWS_DIR / "results" / "synth.json"
+PYTHON_MUTATION_TABLE = FLOWS_DIR / "python-mutation.toml"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 
 
@@ -43,6 +45,19 @@ def modules_table() -> str:
 
 
 TIER_TARGET_S = 150  # make test on 2 CPUs, warm (issue: the everyday loop)
+
+
+def mutation_modules_table() -> str:
+    """flows/python-mutation.toml as a table: each module, what of it is mutated (and why, from its comment),
+    and the tests that run per mutant."""
+    text = PYTHON_MUTATION_TABLE.read_text()
+    about = dict(re.findall(r'^path = "([^"]+)"\s*#\s*(.*)$', text, re.M))
+    rows = ["| module | what is mutated | the tests that run per mutant |", "| --- | --- | --- |"]
+    for entry in tomllib.loads(text).get("module", []):
+        what = ", ".join(f"`{name}`" for name in entry.get("functions", ())) or "all"
+        tests = " ".join(f"`{word}`" if word.startswith("tests/") else word for word in entry["tests"])
+        rows.append(f"| `{entry['path']}` | {what}: {about.get(entry['path'], '')} | {tests} |")
+    return "\n".join(rows)
 
 
 def benchmark_table(document: dict) -> str:
@@ -152,6 +167,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "synthesis": synthesis_table,
     "eda": eda_table,
     "kill-matrix": kill_matrix_table,
+    "mutation-modules": mutation_modules_table,
 }
 
 

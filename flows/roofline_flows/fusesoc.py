@@ -1,6 +1,6 @@
 """The vectors of FuseSoC's simulation target, from the golden model (no cocotb).
 
-`tb/fusesoc/roofline_fusesoc_tb.sv` is a plain SystemVerilog testbench, so that the FuseSoC core
+`tb/hdl/roofline_fusesoc_tb.sv` is a plain SystemVerilog testbench, so that the FuseSoC core
 simulates on any simulator FuseSoC drives. It checks roofline_hierarchy at UQ24.16 with 3 levels
 against the lines of `roofline_cases.svh`: every case of cases.toml that fits that format, and
 seeded random vectors. `python -m roofline_flows.fusesoc` writes the file; the regression checks
@@ -13,11 +13,11 @@ import sys
 from collections.abc import Iterator
 
 from roofline_bulk.stimulus import random_range  # the bulk sweeps' stimulus: ridges, ties, extremes
-from roofline_core.paths import TB_DIR
+from roofline_core.paths import TB_HDL_DIR
 from roofline_golden import DEFAULT_FORMAT, fixed
 from roofline_golden.cases import NotRepresentable, Params, load_cases, rates
 
-CASES_FILE = TB_DIR / "fusesoc" / "roofline_cases.svh"
+CASES_FILE = TB_HDL_DIR / "roofline_cases.svh"
 FORMAT = DEFAULT_FORMAT
 LEVELS = 3
 RANDOM_VECTORS = 256

@@ -44,7 +44,7 @@ def rerun_line(outcome: sby.Outcome, args: argparse.Namespace) -> str:
         options.append(f"--timeout {args.timeout:g}")
     if args.no_probes:
         options.append("--no-probes")
-    line = f'make prove PROVE_ARGS="{" ".join(options)}"'
+    line = f'make prove ARGS="{" ".join(options)}"'
     return line + (f' RTL="{args.rtl}"' if args.rtl else "")
 
 

@@ -386,7 +386,7 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
     if found.drop_in and found.probes and detail and all(props_file in where and _line_of(where) in invariants
                                                          for where in detail):
         detail.append("note: only internal invariants failed, attached because the drop-in has signals named like "
-                      "the project's; PROVE_ARGS=--no-probes checks the port properties alone")
+                      "the project's; ARGS=--no-probes checks the port properties alone")
     traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
     traces = [t for t in traces if "induct" not in Path(t).name] or traces  # a failing base case says it all
     for trace in dict.fromkeys(str(Path(t) if Path(t).is_absolute() else folder / t) for t in traces):

@@ -5,6 +5,7 @@
 - `fixed`: the bit-exact fixed-point mirror of each RTL module, one vector at a time.
 - `vector`: the same mirror vectorized with numpy, for sweeps.
 - `cases`: the document's cases and the spec's edge cases, from `cases.toml`.
+- `defaults`: the contract's defaults (the format, levels, count bits, multiply stages), written once.
 """
 
 from roofline_golden import defaults, exact, fixed

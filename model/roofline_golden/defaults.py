@@ -6,3 +6,4 @@ INT_BITS = 24
 FRAC_BITS = 16
 LEVELS = 3
 COUNT_BITS = 64
+MUL_STAGES = 1  # roofline_hierarchy_pipe's multiplication stages (1 to 4)

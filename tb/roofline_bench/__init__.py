@@ -4,11 +4,12 @@
 - `run`: a test's context (`Run`), its registry entry (`BenchTest`), running it to a verdict, and
   `replay`: judging a recorded run again from its tape.
 - `tape`: recording what a bench read, parsing a recording that is not trusted, replaying it.
+- `trace`: a failing test replayed once more, keeping every value by clock cycle (for pictures).
 - `stimulus`, `rates`, `batch`, `coverage`: seeded vectors; driving and judging rates; judging
   sweeps in batches with the vectorised judge; functional coverage.
-- one module per top-level module: `attainable`, `hierarchy`, `intensity`, `pipe`, `counts`,
-  each with its TESTS; `benches.TESTS[top]` names them all.
+- `attainable`, `hierarchy`, `intensity`, `pipe`, `counts`: one bench per top-level module, each with its TESTS.
+- `benches`: every module's bench, `benches.TESTS[top]`.
 
-No module here imports cocotb: the cocotb harness (roofline_tb) runs these benches under a
+No module here imports cocotb: the cocotb harness (roofline_cocotb) runs these benches under a
 simulator, and the grader (roofline_course) replays them from what a simulator saw.
 """

@@ -1,7 +1,7 @@
 """Judging a per-vector bench's sweep in batches: the simulator loop only drives and samples.
 
 Each sampled vector goes into a RateBatch; every BATCH vectors, and at the end, the batch is
-judged at once with the bulk path's checks (roofline_core.judge): the vectorised golden model,
+judged at once with the bulk path's checks (roofline_core.vector_check): the vectorised golden model,
 the error bound against exact arithmetic as an integer check, and the coverage bins. A vector
 that fails any of them is judged again by the bench's own one-vector judge, so its report is
 the one a vector-at-a-time bench prints: inputs in hex and units, expected against actual, the
@@ -17,9 +17,9 @@ import numpy as np
 
 from roofline_bench.coverage import Coverage
 from roofline_bench.stimulus import RateVector
-from roofline_core.judge import Outputs, Vectors, expected_outputs, failing, products
-from roofline_core.judge import coverage_bins as vector_coverage_bins
 from roofline_core.scoreboard import Scoreboard
+from roofline_core.vector_check import Outputs, Vectors, expected_outputs, failing, products
+from roofline_core.vector_check import coverage_bins as vector_coverage_bins
 from roofline_golden import QFormat
 from roofline_golden.vector import MAX_WIDTH as VECTOR_MAX_WIDTH
 

@@ -1,7 +1,7 @@
 """The one way a bench touches a design: its ports, and the passing of simulated time.
 
 A bench is written against `Ports`, never against a simulator. Under a simulator, the cocotb
-harness (roofline_tb.live) gives it the design's real ports. A grader that must not trust the
+harness (roofline_cocotb.dut) gives it the design's real ports. A grader that must not trust the
 process the design ran in gives it a `ReplayPorts` (roofline_bench.tape) instead, which returns
 what that process said it saw: the same bench code then judges, outside, the values observed.
 Only reads return anything from the design, so a reply is a sequence of read values, a "tape".

@@ -12,8 +12,8 @@ from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import Run
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.config import BenchConfig
-from roofline_core.describe import exact_context, inputs_text
 from roofline_core.scoreboard import Field, Scoreboard, selected
+from roofline_core.vector_text import exact_context, inputs_text
 from roofline_golden import QFormat, cases, fixed, format_fraction
 
 SETTLE_NS = 1

@@ -15,7 +15,8 @@ from typing import Any
 from roofline_bench.batch import BATCH
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import PortError, Ports, Unresolved
-from roofline_bench.tape import MAX_MARKED, ReplayPorts, Tape, TapeEnded, TapeError, Trace, TracedPorts, run_to_end
+from roofline_bench.tape import ReplayPorts, Tape, TapeEnded, TapeError, run_to_end
+from roofline_bench.trace import MAX_MARKED, Trace, TracedPorts
 from roofline_core.config import BenchConfig
 from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
 

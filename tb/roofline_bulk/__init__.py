@@ -2,11 +2,14 @@
 
 - `stimulus`: seeded vectors in blocks (random, exhaustive, shards), straight into numpy arrays.
 - `config`: one sweep's settings (`SweepConfig`), carried into the simulator by the environment.
-- `wire`: the file layout the bulk testbench (tb/bulk) reads and writes.
+- `beats`: the file layout the bulk testbench (tb/hdl/roofline_bulk_tb.sv) reads and writes.
 - `check`: results against the vectorized golden model, an independent error bound, coverage.
 - `replay`: every failing vector kept in a file that `make sweep REPLAY=` runs again.
-- `helper`: the helper process that prepares and checks batches while the simulator runs.
+- `pipeline`: the helper processes that prepare and check batches while the simulator runs.
+- `simulation`: the bulk testbench's build for one sweep, and one run of it.
+- `cluster`: sweeps on Dask, a shard a task.
+- `summary`: what `make sweep` prints.
 - `sweep`: the `make sweep` / `make exhaustive` command line.
 
-No module here imports cocotb: the cocotb side is tb/bulk/test_roofline_bulk.py.
+No module here imports cocotb: the cocotb side is tb/cocotb_tests/test_roofline_bulk.py.
 """

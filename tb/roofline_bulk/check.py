@@ -1,4 +1,4 @@
-"""A sweep batch judged (through roofline_core.judge), its mismatch reports, and a sweep's running totals."""
+"""A sweep batch judged (through roofline_core.vector_check), its mismatch reports, and a sweep's running totals."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from roofline_core.describe import exact_context, inputs_text
-from roofline_core.judge import Outputs, Vectors, coverage_bins, expected_outputs, failing, products
 from roofline_core.scoreboard import Field, mismatch_report
+from roofline_core.vector_check import Outputs, Vectors, coverage_bins, expected_outputs, failing, products
+from roofline_core.vector_text import exact_context, inputs_text
 
 if TYPE_CHECKING:
     from roofline_bulk.config import SweepConfig

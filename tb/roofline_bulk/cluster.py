@@ -32,16 +32,16 @@ import numpy as np
 from roofline_bulk import replay
 from roofline_bulk.check import MAX_REPORTS
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.engine import BULK_DIR, run_sweep
+from roofline_bulk.simulation import BULK_FILES, run_sweep
 from roofline_bulk.stimulus import Shard
-from roofline_core.judge import Vectors
 from roofline_core.paths import BUILD_ROOT
 from roofline_core.sources import rtl_sources
+from roofline_core.vector_check import Vectors
 from roofline_core.workers import ClusterError, code_digest, worker_count, worker_name
 
 # Shards of a cluster sweep are cut on multiples of this many vectors (one-machine shards use BLOCK).
 SHARD_UNIT = 4096
-# About this many vectors per shard when SHARDS= is not given: a few seconds of work on Verilator.
+# About this many vectors per shard when --shards is not given: a few seconds of work on Verilator.
 SHARD_TARGET = 1 << 21
 LEDGER_ROOT = BUILD_ROOT / "sweeps"
 _ONE_AT_A_TIME = threading.Lock()  # cocotb-test reads the results path from the process environment
@@ -60,8 +60,8 @@ class ShardOutcome:
 
 def content_digest(cfg: SweepConfig) -> str:
     """The RTL, the bulk testbench and the harness code a shard runs, by content."""
-    return code_digest([*rtl_sources(cfg.rtl), *sorted(BULK_DIR.iterdir())],
-                       ("roofline_golden", "roofline_core", "roofline_tb", "roofline_bulk"))
+    return code_digest([*rtl_sources(cfg.rtl), *BULK_FILES],
+                       ("roofline_golden", "roofline_core", "roofline_cocotb", "roofline_bulk"))
 
 
 def run_shard(cfg: SweepConfig, expected_digest: str) -> ShardOutcome:

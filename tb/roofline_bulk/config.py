@@ -9,9 +9,9 @@ from pathlib import Path
 
 from roofline_bulk.replay import load_replay
 from roofline_bulk.stimulus import BLOCK, MAX_EXHAUSTIVE_BITS, Shard, exhaustive_bits, exhaustive_range, random_range
-from roofline_core.config import decode, encode
+from roofline_core.config import BULK_COUNT, decode, encode
 from roofline_core.contract import MODULES, ParamSet, tops_with
-from roofline_core.judge import Vectors
+from roofline_core.vector_check import Vectors
 from roofline_golden import QFormat
 from roofline_golden.cases import Params
 
@@ -43,7 +43,7 @@ class SweepConfig:
     sim: str
     param_set: ParamSet
     seed: int
-    count: int = 1_000_000
+    count: int = BULK_COUNT
     mode: str = "random"
     shard: Shard = field(default_factory=Shard)
     lanes: int = 0  # vectors per clock; 0: the simulator's default (default_lanes)

@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from roofline_core.judge import Vectors
+from roofline_core.vector_check import Vectors
 from roofline_golden import QFormat
 
 

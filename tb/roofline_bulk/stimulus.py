@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
-from roofline_core.judge import Vectors
+from roofline_core.vector_check import Vectors
 from roofline_golden import QFormat
 from roofline_golden.vector import mul_wide
 

@@ -1,7 +1,7 @@
 """`make sweep` and `make exhaustive`: the command line of bulk sweeps, on one simulator or a cluster, with a summary.
 
 The simulator's output goes to sim.log in the build folder (V=1: to the terminal); the terminal
-gets the summary, each mismatch, the replay line, the log's path and the verdict (roofline_bulk.report)."""
+gets the summary, each mismatch, the replay line, the log's path and the verdict (roofline_bulk.summary)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 from roofline_bulk import cluster
 from roofline_bulk.config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig
-from roofline_bulk.engine import run_sweep, sweep_build
-from roofline_bulk.report import build_failure, progress_on_terminal, summarize
+from roofline_bulk.simulation import run_sweep, sweep_build
 from roofline_bulk.stimulus import Shard
-from roofline_core.config import SIMS
+from roofline_bulk.summary import build_failure, progress_on_terminal, summarize
+from roofline_core.config import BULK_COUNT, BULK_SIM, SIMS
 from roofline_core.contract import DEFAULT_SET, ParamSet
 from roofline_core.sources import DropInError
 from roofline_core.tools import ToolError
@@ -27,9 +27,9 @@ from roofline_core.workers import ClusterError, connect, worker_count
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make sweep", description=__doc__)
     parser.add_argument("--mode", default="random", choices=("random", "exhaustive"))
-    parser.add_argument("--sim", default="verilator", choices=SIMS)
+    parser.add_argument("--sim", default=BULK_SIM, choices=SIMS)
     parser.add_argument("--top", default=BULK_TOPS[0], choices=(*BULK_TOPS, "all"))
-    parser.add_argument("-n", "--count", type=int, default=1_000_000, help="vectors in the whole sweep (N=)")
+    parser.add_argument("-n", "--count", type=int, default=BULK_COUNT, help="vectors in the whole sweep (N=)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: a fresh one, printed)")
     parser.add_argument("--shard", default=None, help="run shard i of n (SHARD=i/n)")
     parser.add_argument("--int-bits", type=int, default=None,
@@ -75,7 +75,7 @@ def run_on_cluster(args: argparse.Namespace, configs: list[SweepConfig]) -> int:
         print("error: CLUSTER= cuts the sweep into shards itself: leave out SHARD=, ONLY= and REPLAY=", file=sys.stderr)
         return 2
     if args.shards is not None and args.shards < 1:
-        print("error: SHARDS= must be at least 1", file=sys.stderr)
+        print("error: --shards must be at least 1", file=sys.stderr)
         return 2
     try:
         client = connect(args.cluster)

@@ -87,7 +87,7 @@ async def test_snoop(dut):
             handle = None
         seen.append(f"root {root}: {'found' if handle is not None else 'none'}")
     for module in ("roofline_golden.fixed", "roofline_bench.attainable", "roofline_course.grade", "roofline_core.contract",
-                   "roofline_flows.mutants", "roofline_tb.live"):
+                   "roofline_flows.rtl_mutants", "roofline_cocotb.dut"):
         try:
             importlib.import_module(module)
             leaks.append(f"import {module}")

@@ -1,0 +1,10 @@
+"""Grading a design lab (labs 1 to 5): the student's RTL simulated in sandboxes, judged here.
+
+- `grade`: one submission's grading: the precheck, then each batch of groups in a fresh sandbox.
+- `schedule`: which groups share a simulation, and the order they run in.
+- `sandbox_job`: what runs inside the sandbox (`python -m roofline_course.design_lab.sandbox_job`).
+- `judge`: a group's score from the tapes the sandbox sent back, replayed against the golden model.
+- `synthesis`: a synthesis group's score from the tools' figures.
+- `hints`: a hint for each kind of failure.
+- `pictures`, `waves`, `roofs`: where a failing test went wrong, drawn from a traced replay.
+"""

@@ -1,0 +1,150 @@
+"""A design lab's grading: the submission checked, its groups simulated in sandboxes, each judged here.
+
+First the submission is staged and checked (files, compile, the design as the tools build it,
+ports), then the lab's test groups run in sandboxes with a time limit. A sandbox only runs the
+design and sends back what the bench read at its ports; this process judges that reply with the
+golden model (judge), so nothing the design does in its sandbox can decide a score. Groups with
+the same visibility, parameter set and seed share one simulation (schedule); every visible group
+runs before any hidden one, so no hidden run is ever alive beside a visible one. A design that
+hangs or crashes costs the groups of that simulation and nothing else, and once one has timed
+out, later simulations get AFTER_A_HANG_S. A simulation whose reply falls silent for a quarter of
+its time limit, once it has begun, is stopped then as hung (STALL_FRACTION): a bench's tape grows
+many times a second, and logic that never settles would spin to the limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from roofline_core.config import DEFAULT_SIM, BenchConfig
+from roofline_course import sandbox
+from roofline_course.design_lab import judge, pictures
+from roofline_course.design_lab.schedule import batches, run_in_order_of_needs
+from roofline_course.design_lab.synthesis import SYNTH_TIMEOUT_FACTOR, score_synthesis, synthesis_tools
+from roofline_course.intake.precheck import Precheck, precheck
+from roofline_course.labs.definitions import Group, Lab
+from roofline_course.reports.neutralise import slug
+from roofline_course.results import Grade, GroupScore
+
+VERILATOR_BUILD_S = 120.0  # added to every time limit on Verilator: the C++ build is not the design's time
+AFTER_A_HANG_S = 5.0  # the time limit of every simulation after one that timed out
+STALL_FRACTION = 0.25  # a simulation whose reply falls silent this share of its time limit has hung
+MIN_STALL_S = 1.0
+PARALLEL = min(2, os.cpu_count() or 1)  # simulations of one submission at a time (grade-all runs one per submission)
+
+
+def rerun_hint(lab: Lab, group: Group, rtl: str, sim: str) -> str:
+    return BenchConfig(lab.top, sim, group.param_set, group.seed, sweep=group.sweep, rtl=rtl).rerun_command(None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    sim: str = DEFAULT_SIM
+    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    unsafe: bool = False
+    slot: int = 0
+    parallel: int = PARALLEL
+
+
+def group_timeout(lab: Lab, group: Group) -> float:
+    return lab.timeout_s * (SYNTH_TIMEOUT_FACTOR if group.kind == "synthesis" else 1)
+
+
+def stall_limit(timeout: float) -> float:
+    """The silence after which a simulation has hung: a bench's tape grows many times a second."""
+    return max(MIN_STALL_S, STALL_FRACTION * timeout)
+
+
+def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
+              stall_s: float | None = None) -> sandbox.Outcome:
+    """The group's job in a fresh sandbox; its reply comes back on the result pipe, its log on stdout."""
+    submission = check.submission
+    assert submission is not None
+    work, root = sandbox.WORK, sandbox.SUBMISSION  # as the step sees them (sandbox.relocate moves them if need be)
+    job = {"kind": group.kind, "top": lab.top, "sim": settings.sim, "param_set": asdict(group.param_set),
+           "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
+           "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
+           "includes": [str(root / submission.relative(f)) for f in submission.folders]}
+    limits = replace(settings.limits, cpu_s=int(timeout) + 5)
+    env = sandbox.simulator_env(settings.sim == "verilator")
+    eda = synthesis_tools(group) if group.kind == "synthesis" else ()
+    outcome = sandbox.run([sys.executable, "-m", "roofline_course.design_lab.sandbox_job"], submission=submission.root,
+                          timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
+                          env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda, stall_s=stall_s)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
+    return outcome
+
+
+def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, settings: Settings, out: Path,
+                earlier: dict[str, GroupScore], timeout: float) -> list[GroupScore]:
+    first = batch[0]
+    unmet = [name for name in first.requires if name not in earlier or not earlier[name].full]
+    if unmet:
+        return [GroupScore(first, 0.0, "skipped", [f"scored only once {', '.join(unmet)} passes in full"])]
+    joint = replace(first, tests=tuple(dict.fromkeys(test for group in batch for test in group.tests)))
+    folder = out / "groups" / slug(first.name if len(batch) == 1 else "+".join(g.name for g in batch))
+    stall_s = stall_limit(timeout) if first.kind == "sim" else None  # from the simulation's own limit
+    if settings.sim == "verilator" and first.kind == "sim":
+        timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates (the tape begins after)
+    outcome = run_group(lab, joint, check, rtl, settings, folder, timeout, stall_s)
+    log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
+    if first.kind == "synthesis":
+        return [score_synthesis(first, outcome, log)]
+    reply = judge.read_reply(outcome.result, lab, joint.tests)
+    shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
+    facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared,
+                           simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)
+    scores = []
+    for group in batch:
+        rerun = rerun_hint(lab, group, rtl, settings.sim)
+        found = judge.verdicts(lab, group, reply, settings.sim, rtl)
+        score = judge.score(lab, group, found, reply, facts, rerun)
+        score.pictures, notes = pictures.draw(lab, group, found, reply, settings.sim, rtl, out, folder)
+        score.detail += notes
+        scores.append(score)
+    return scores
+
+
+def simulator_stop(log_text: str) -> str:
+    """Why the simulator itself stopped, when its log says: Verilator names a combinational loop."""
+    match = re.search(r"%Error-DIDNOTCONVERGE: (\S+?):(\d+): .*", log_text)
+    if match:
+        return (f"the simulator stopped: the logic did not settle ({Path(match[1]).name}:{match[2]}): a "
+                "combinational loop, a signal that depends on itself through assign or always @*")
+    return ""
+
+
+def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = True) -> Grade:
+    out.mkdir(parents=True, exist_ok=True)
+    param_sets = list(dict.fromkeys(g.param_set for g in lab.groups if g.kind == "sim"))
+    check = precheck(lab.top, rtl, param_sets, out, limits=settings.limits, unsafe=settings.unsafe,
+                     verilator=settings.sim == "verilator", slot=settings.slot)
+    if not check.ok:
+        scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
+        return Grade(lab, rtl, check, scores, settings.sim)
+    hung = threading.Event()
+
+    def run(batch: list[Group], earlier: dict[str, GroupScore]) -> list[GroupScore]:
+        if progress:
+            print(f"  running {', '.join(g.name for g in batch)} ...", flush=True)
+        timeout = group_timeout(lab, batch[0])
+        if hung.is_set() and batch[0].kind == "sim":
+            timeout = min(timeout, AFTER_A_HANG_S)  # a design that hung once costs little more
+        scores = grade_batch(lab, batch, check, rtl, settings, out, earlier, timeout)
+        if any(score.status == "timeout" for score in scores):
+            hung.set()
+        return scores
+
+    todo = batches(lab.groups)
+    scored: dict[str, GroupScore] = {}
+    for hidden in (False, True):  # every visible simulation ends before the first hidden one starts
+        scored = run_in_order_of_needs([b for b in todo if b[0].hidden == hidden], run, settings.parallel, scored)
+    return Grade(lab, rtl, check, [scored[group.name] for group in lab.groups], settings.sim)
+

@@ -1,0 +1,264 @@
+"""Before any test: the files, the compile, the design as the tools build it, and the ports.
+
+Every step runs in the sandbox on the staged submission, and none runs the submission's code:
+only tools read its text. Each problem comes back as a few lines a student can act on: the
+file and line of a compile error (quoting only the student's own files), a construct outside
+the allow-list (design_check), a design that differs between the tools, a missing port. A port
+of the wrong width is a warning: the tests run, and the ports group and whatever the width
+breaks lose their marks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roofline_core.contract import MODULES, ParamSet
+from roofline_core.tools import eda_command, yosys_available
+from roofline_course import sandbox
+from roofline_course.intake.submission import IntakeError, Submission, select_design, stage
+
+MAX_ERRORS = 5
+INSIDE = sandbox.SUBMISSION
+# iverilog: "file.sv:12: syntax error", "file.sv:12: error: ...", "file.sv:12: sorry: ..."
+ERROR_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?P<what>(?:syntax error|error|sorry).*)$")
+STAGES = {"files": "no files", "compile": "compile error", "forbidden": "not allowed", "ports": "missing port",
+          "resources": "resource limit"}
+
+
+@dataclass
+class Precheck:
+    stage: str  # a key of STAGES when it failed there, else "ok"
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    submission: Submission | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.stage == "ok"
+
+    @property
+    def files(self) -> list[Path]:
+        return self.submission.files if self.submission else []
+
+
+def expected_parameters(top: str, p: ParamSet) -> dict[str, int]:
+    return p.for_module(top)
+
+
+def expected_ports(top: str, p: ParamSet) -> dict[str, tuple[str, int]]:
+    """Port name -> (direction, width) at these parameters, from the contract table."""
+    return MODULES[top].port_bits(p.for_module(top))
+
+
+def inside(submission: Submission, path: Path) -> str:
+    return str(INSIDE / submission.relative(path))
+
+
+def include_flags(submission: Submission) -> list[str]:
+    return [f"-I{INSIDE / submission.relative(folder)}" for folder in submission.folders]
+
+
+def shown_name(submission: Submission, reported: str) -> tuple[str, Path | None]:
+    """How a file an error names is shown, and its staged copy when it is one of the student's."""
+    path = Path(reported)
+    if path.is_relative_to(INSIDE):
+        staged = submission.root / path.relative_to(INSIDE)
+        if staged.is_file() and staged.resolve().is_relative_to(submission.root.resolve()):
+            return str(path.relative_to(INSIDE)), staged
+    return f"{path.name} (not one of your files)", None
+
+
+def summarize_compile_errors(output: str, submission: Submission) -> list[str]:
+    """The first few errors as 'file:line: message'; a line is quoted only from the student's own files."""
+    errors = []
+    for line in output.splitlines():
+        if match := ERROR_LINE.match(line.strip()):
+            name, staged = shown_name(submission, match["file"])
+            where = f"{name}:{match['line']}"
+            quoted = "" if staged is None or any(e.startswith(where + ":") for e in errors) else _source_line(
+                staged, int(match["line"]))
+            errors.append(f"{where}: {match['what']}{quoted}")
+    if not errors:
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        errors = [line.replace(str(INSIDE) + "/", "") for line in lines][:MAX_ERRORS] or ["(no message)"]
+    unique = list(dict.fromkeys(errors))
+    extra = len(unique) - MAX_ERRORS
+    return unique[:MAX_ERRORS] + ([f"... and {extra} more"] if extra > 0 else [])
+
+
+def _source_line(path: Path, number: int) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()[number - 1].strip()
+    except (OSError, IndexError):
+        return ""
+    return f"\n      | {text[:100]}" if text else ""
+
+
+def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) -> str | None:
+    if outcome.timed_out:
+        return f"{what} did not finish within {limits.step_s:.0f} s (a runaway generate loop or a huge memory?)"
+    killed = outcome.crashed or (outcome.returncode or 0) > 128  # a shell reports a signal as 128 + its number
+    if killed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
+            or "out of memory" in outcome.stderr.lower():
+        return (f"{what} ran out of its limits ({limits.memory_mib} MiB of memory, {limits.output_mib} MiB of "
+                "output): a very large memory, a huge generate loop, or a flood of messages?")
+    return None
+
+
+def compile_check(top: str, submission: Submission, run: Runner) -> tuple[str, list[str]]:
+    """Icarus compiles the design with `top` as the root; ("ok", []) when it succeeds."""
+    files = [inside(submission, f) for f in submission.files]
+    outcome = run(["iverilog", "-g2012", "-o", "/run/compiled.vvp", "-s", top, *include_flags(submission), *files])
+    limit = _limit_problem(outcome, "Icarus", run.limits)
+    if limit:
+        return "resources", [limit]
+    if outcome.returncode == 0:
+        return "ok", []
+    return "compile", summarize_compile_errors(outcome.stdout + outcome.stderr, submission)
+
+
+def design_check(submission: Submission, run: Runner, tools: list[str]) -> tuple[str, list[str], list[str]]:
+    """(stage, problems, notes) of the design as the tools build it (roofline_course.intake.design_check, in
+    the sandbox): stage "forbidden" for a construct outside the allow-list, "compile" when the
+    preprocessor rejects the design, "ok"."""
+    job = {"files": [run.path(f) for f in submission.files], "includes": [run.path(f) for f in submission.folders],
+           "tools": tools}
+    outcome = run([sys.executable, "-m", "roofline_course.intake.design_check"], use_verilator="verilator" in tools,
+                  stdin=json.dumps(job).encode())
+    limit = _limit_problem(outcome, "the design check", run.limits)
+    if limit:
+        return "resources", [limit], []
+    try:
+        reply = json.loads(outcome.stdout)
+        if "compile" in reply:
+            return "compile", summarize_compile_errors(str(reply["compile"]), submission), []
+        problems, notes = [str(p) for p in reply["problems"]], [str(n) for n in reply["notes"]]
+    except (ValueError, KeyError, TypeError):
+        tail = (outcome.stderr.strip().splitlines() or ["no output"])[-1]
+        return "forbidden", [f"the design could not be read: {tail.replace(str(INSIDE) + '/', '')[:300]}"], []
+    return ("forbidden" if problems else "ok"), problems, notes
+
+
+def _yosys_module(top: str, submission: Submission, chparams: dict[str, int], run: Runner) -> tuple[dict | None, str]:
+    """The design as Yosys reads it (after `proc`, so always_comb and always_ff designs read too)."""
+    files = " ".join(f'"{inside(submission, f)}"' for f in submission.files)
+    sets = " ".join(f"-chparam {name} {value}" for name, value in chparams.items())
+    includes = " ".join(include_flags(submission))  # staged folder names hold no spaces or quotes
+    script = f"read_verilog -sv {includes} {files}; hierarchy -top {top} {sets}; proc; write_json /run/ports.json"
+    outcome = run(["sh", "-c", '"$@" >&2 && cat /run/ports.json', "sh", *eda_command("yosys"), "-q", "-p", script],
+                  eda=("yosys",))
+    limit = _limit_problem(outcome, "Yosys", run.limits)
+    if limit:
+        return None, "LIMIT " + limit
+    if outcome.returncode:
+        error = next((line for line in outcome.stderr.splitlines() if "ERROR" in line), "yosys failed")
+        return None, error.replace(str(INSIDE) + "/", "").strip()
+    return json.loads(outcome.stdout)["modules"].get(top), ""
+
+
+def port_check(top: str, submission: Submission, param_sets: list[ParamSet], run: Runner) -> tuple[str, list[str], list[str]]:
+    """(stage, problems, warnings): every parameter and port the contract names, at every graded parameter set."""
+    if not yosys_available():
+        return "ok", [], ["port check skipped: no Yosys (pip install -e '.[eda]', or apt-get install yosys); "
+                          "the tests still check the widths"]
+    module, error = _yosys_module(top, submission, {}, run)
+    if error.startswith("LIMIT "):
+        return "resources", [error.removeprefix("LIMIT ")], []
+    if module is None:
+        return "ok", [], [f"Yosys could not read your design, so the ports were not checked before the tests: {error}. "
+                          "The contract asks for RTL that Yosys accepts."]
+    declared = set(module.get("parameter_default_values", {}))
+    wanted = list(expected_parameters(top, param_sets[0]))
+    missing = [name for name in wanted if name not in declared]
+    if missing:
+        return "ports", [f"parameter {name} is missing: {top} must declare {', '.join(wanted)} (see the handout)"
+                         for name in missing], []
+    for p in param_sets:
+        module, error = _yosys_module(top, submission, expected_parameters(top, p), run)
+        if error.startswith("LIMIT "):
+            return "resources", [error.removeprefix("LIMIT ")], []
+        if module is None:
+            return "ports", [f"the design does not elaborate at {_describe(top, p)}: {error}"], []
+        missing, widths = _compare_ports(top, p, module["ports"])
+        if missing:
+            return "ports", missing, []  # one parameter set's worth is enough to act on
+        if widths:
+            return "ok", [], widths + ["the tests run anyway: the ports group, and the tests a wrong width breaks, "
+                                       "lose their marks"]
+    return "ok", [], []
+
+
+def _compare_ports(top: str, p: ParamSet, actual_ports: dict) -> tuple[list[str], list[str]]:
+    """(problems that stop grading, widths that do not): a missing port, a wrong direction or an
+    extra port stop it; a wrong width is reported with its fix and the tests still run."""
+    where = _describe(top, p)
+    expected = expected_ports(top, p)
+    actual = {name: (port["direction"], len(port["bits"])) for name, port in actual_ports.items()}
+    problems = [f"port {name} is missing: declare it as an {direction} of {width} bit{'s' * (width != 1)} at {where} "
+                "(see the handout's port list)" for name, (direction, width) in expected.items() if name not in actual]
+    widths = []
+    for name, (direction, width) in expected.items():
+        if name not in actual:
+            continue
+        got_direction, got_width = actual[name]
+        if got_direction != direction:
+            problems.append(f"port {name} is an {got_direction}; the contract makes it an {direction}: change its direction")
+        elif got_width != width:
+            widths.append(f"port {name} is {got_width} bits wide at {where}; the contract says {width}: derive its width "
+                          "from the parameters (the handout gives each port's width)")
+    problems += [f"port {name} is not in the contract: remove it or make it an internal signal"
+                 for name in actual if name not in expected]
+    return problems, widths
+
+
+def _describe(top: str, p: ParamSet) -> str:
+    return ", ".join(f"{name}={value}" for name, value in expected_parameters(top, p).items())
+
+
+@dataclass
+class Runner:
+    """Runs one precheck step in the sandbox on the staged submission."""
+
+    submission: Submission
+    limits: sandbox.Limits
+    unsafe: bool = False
+    slot: int = 0
+
+    def __call__(self, argv: list[str], *, eda: tuple[str, ...] = (), use_verilator: bool = False,
+                 stdin: bytes = b"") -> sandbox.Outcome:
+        env = sandbox.simulator_env(use_verilator)
+        return sandbox.run(argv, submission=self.submission.root, timeout_s=self.limits.step_s, limits=self.limits,
+                           slot=self.slot, unsafe=self.unsafe, eda=eda, env=env, stdin=stdin)
+
+    def path(self, staged: Path) -> str:
+        """Where a staged file is as the step sees it."""
+        return inside(self.submission, staged)
+
+
+def precheck(top: str, rtl: str, param_sets: list[ParamSet], folder: Path, *, limits: sandbox.Limits | None = None,
+             unsafe: bool = False, verilator: bool = False, slot: int = 0) -> Precheck:
+    try:
+        submission = select_design(stage(rtl, folder / "submission"), top)
+    except IntakeError as problem:
+        return Precheck("files", [str(problem)])
+    warnings = [f"ignored: {name}" for name in submission.ignored] + [f"note: {note}" for note in submission.notes]
+    if not unsafe and sandbox.mode() == "uid":
+        sandbox.passable(submission.root)  # the sandbox user reads it where it is
+    run = Runner(submission, limits or sandbox.Limits(), unsafe, slot)
+    # The design check comes first: whatever a compiler accepts or not, a construct outside the
+    # allow-list is named as such.
+    tools = ["verilator" if verilator else "icarus", "yosys"]
+    stage_name, problems, notes = design_check(submission, run, tools)
+    if stage_name == "forbidden":
+        problems.append("not built: the grader builds only the constructs a lab design needs")
+    if stage_name != "ok":
+        return Precheck(stage_name, problems, warnings + notes, submission)
+    stage_name, errors = compile_check(top, submission, run)
+    if errors:
+        return Precheck(stage_name, errors, warnings + notes, submission)
+    stage_name, problems, port_warnings = port_check(top, submission, param_sets, run)
+    return Precheck(stage_name, problems, warnings + notes + port_warnings, submission)

@@ -1,0 +1,43 @@
+"""The terminal's view of a result: the table of groups, each failing group's detail, where its pictures are.
+
+Also score.txt, the same lines in the report folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from roofline_course.reports.neutralise import terminal_lines
+
+
+def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
+    lines = [f"lab {result['lab']}: {result['title']} ({result['top']})", f"submission: {result['submission']}"]
+    if not result["gradable"]:
+        lines += ["", result["status"].upper() + ":"] + [f"  {p}" for p in result["problems"]]
+    lines += [w if w.startswith(("ignored:", "note:")) else f"note: {w}" for w in result["warnings"]]
+    lines += [f"note: {n}" for n in result["notes"]]
+    width = max(len(g["name"]) for g in result["groups"]) + 2
+    lines += ["", f"  {'group':<{width}} {'':<7} {'score':>11}  {'status':<8} covers"]
+    for g in result["groups"]:
+        where = "hidden" if g["hidden"] else "visible"
+        if visible_only and g["hidden"]:
+            lines.append(f"  {g['name']:<{width}} {where:<7} {'':>11}  {'':<8} (after the due date)")
+            continue
+        lines.append(f"  {g['name']:<{width}} {where:<7} {g['score']:5.1f}/{g['weight']:<5g}  {g['status']:<8} {g['covers']}")
+    if not visible_only:
+        lines.append(f"  {'total':<{width}} {'':<7} {result['score']:5.1f}/{result['max_score']:<5g}")
+    for g in result["groups"]:
+        if visible_only and g["hidden"]:
+            continue
+        if g["detail"] and (g["status"] not in ("pass", "not run") or g["kind"] == "synthesis"):
+            lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
+            if g["log"]:
+                lines.append(f"  full simulator log: {g['log']} (in the report folder)")
+            lines += picture_lines(g)
+    return terminal_lines(lines)  # a name or a compile error with an ANSI escape shows as text
+
+
+def picture_lines(group: dict[str, Any]) -> list[str]:
+    """Where a group's pictures are, relative to the report folder."""
+    return [f"  picture of {p['caption']}: {p['svg']} (and {Path(p['png']).name})" for p in group.get("pictures", [])]

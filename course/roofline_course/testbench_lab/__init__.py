@@ -1,0 +1,10 @@
+"""Grading a testbench lab (lab 6): the student's cocotb testbench against correct and faulty designs.
+
+- `grade`: one testbench's grading: its runs planned, run and scored.
+- `port_shell`: the module the testbench drives, with the contract's ports and nothing behind them.
+- `design_bank`: every design of one format, side by side outside the sandbox, answering the shell.
+- `port_channel`: the grader's end of the channel: answers the shell's queries, keeps a transcript.
+- `run`: one run, the testbench against one design, in a fresh sandbox.
+- `sandbox_job`: what runs inside the sandbox (the student's testbench on the shell).
+- `marks`: the lab's marks from the runs: no false alarm, the share of bugs caught, coverage.
+"""

@@ -1,0 +1,453 @@
+"""`make mutation`: mutation testing of the project's Python, the code whose failure would be silent.
+
+Each module named in flows/python-mutation.toml is mutated one small change at a time (cosmic-ray's
+operators: a comparison turned, a number moved by one, a condition negated, a loop that never
+runs, ...), and for each mutant only the fast tests the table names for that module run. A
+mutant the tests fail on is killed; one they pass on survives, and must be killed by a new test
+or recorded in flows/python-mutation-equivalent.toml with the reason it cannot change behaviour.
+
+The checkout is never changed: each run copies it (without .venv, build and .git) to
+build/mutation/checkout and writes the mutants there, in place, one at a time; the tests run from
+that copy, whose package roots come first on PYTHONPATH, ahead of the editable install. Within the
+copy the original is put back after every mutant, on Ctrl-C and SIGTERM too.
+
+Exit status: 0 when every module run scored at least its threshold and every survivor is recorded
+as equivalent; 1 otherwise, or when the budget ran out before a module was done; 2 for a wrong command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cosmic_ray.plugins
+from cosmic_ray.ast import ast_nodes, get_ast
+from cosmic_ray.ast.ast_query import ASTQuery
+from cosmic_ray.mutating import mutate_code
+
+from roofline_core.paths import BUILD_ROOT, REPO_ROOT
+
+TABLE = REPO_ROOT / "flows" / "python-mutation.toml"
+EQUIVALENTS = REPO_ROOT / "flows" / "python-mutation-equivalent.toml"
+DOC = REPO_ROOT / "docs" / "mutation.md"
+COPY = BUILD_ROOT / "mutation" / "checkout"
+COPY_LEAVES_OUT = (".venv", "build", ".git", "__pycache__", "*.egg-info", ".pytest_cache", ".ruff_cache")
+PACKAGE_ROOTS = ("model", "core", "tb", "flows", "course", "cli")  # pyproject's package-dir
+DOC_START, DOC_END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"
+EQUIVALENTS_START, EQUIVALENTS_END = "<!-- mutation-equivalents:start -->", "<!-- mutation-equivalents:end -->"
+MODULE_LEVEL = "<module>"  # the `functions` entry for code outside any function or class
+
+# One replacement per operator, as mutmut makes them: enough to show that a test looks at the
+# value, without eleven variants of every `+`.
+OPERATORS = tuple(f"core/{name}" for name in (
+    "ReplaceBinaryOperator_Add_Sub", "ReplaceBinaryOperator_Sub_Add", "ReplaceBinaryOperator_Mul_Div",
+    "ReplaceBinaryOperator_Div_Mul", "ReplaceBinaryOperator_FloorDiv_Mul", "ReplaceBinaryOperator_Mod_FloorDiv",
+    "ReplaceBinaryOperator_Pow_Mul", "ReplaceBinaryOperator_LShift_RShift", "ReplaceBinaryOperator_RShift_LShift",
+    "ReplaceBinaryOperator_BitOr_BitAnd", "ReplaceBinaryOperator_BitAnd_BitOr", "ReplaceBinaryOperator_BitXor_BitOr",
+    "ReplaceComparisonOperator_Eq_NotEq", "ReplaceComparisonOperator_NotEq_Eq", "ReplaceComparisonOperator_Lt_LtE",
+    "ReplaceComparisonOperator_LtE_Lt", "ReplaceComparisonOperator_Gt_GtE", "ReplaceComparisonOperator_GtE_Gt",
+    "ReplaceComparisonOperator_Is_IsNot", "ReplaceComparisonOperator_IsNot_Is",
+    "ReplaceUnaryOperator_USub_UAdd", "ReplaceUnaryOperator_Delete_USub", "ReplaceUnaryOperator_Delete_Not",
+    "AddNot", "ReplaceTrueWithFalse", "ReplaceFalseWithTrue", "ReplaceAndWithOr", "ReplaceOrWithAnd",
+    "ReplaceBreakWithContinue", "ReplaceContinueWithBreak", "ExceptionReplacer", "NumberReplacer", "ZeroIterationForLoop",
+))
+
+
+class MutationError(ValueError):
+    """A table, an equivalents file or a command that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module of the table: its file, the tests meant to catch its breaks, what to mutate."""
+
+    path: str  # relative to the repository
+    tests: tuple[str, ...]  # pytest arguments: files, node ids, -k expressions
+    functions: tuple[str, ...] = ()  # the functions and classes to mutate (MODULE_LEVEL: outside them); () all
+    threshold: float = 0.9
+
+    @property
+    def name(self) -> str:
+        return self.path
+
+    @property
+    def test_files(self) -> tuple[str, ...]:
+        """The files among the tests' pytest arguments (a node id's file, not -k and its expression)."""
+        return tuple(dict.fromkeys(arg.split("::")[0] for arg in self.tests if arg.split("::")[0].endswith(".py")))
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    id: str  # stable across runs: the module, the function, the operator and the lines changed
+    operator: str
+    occurrence: int
+    function: str
+    line: int
+    change: str  # "-old line\n+new line"
+    code: str  # the whole mutated module
+
+
+@dataclass
+class Tally:
+    module: str
+    mutants: int = 0
+    killed: int = 0
+    survived: int = 0
+    timed_out: int = 0
+    equivalent: int = 0
+    not_run: int = 0
+    threshold: float = 0.9
+    survivors: list[Mutant] = field(default_factory=list)  # not recorded as equivalent
+    seconds: float = 0.0
+
+    @property
+    def tested(self) -> int:
+        return self.killed + self.survived + self.timed_out + self.equivalent
+
+    @property
+    def score(self) -> float | None:
+        """Killed (timeouts count: the tests did not pass) over the mutants that can be killed."""
+        killable = self.tested - self.equivalent
+        return (self.killed + self.timed_out) / killable if killable else None
+
+    @property
+    def ok(self) -> bool:
+        return (self.mutants > 0 and self.not_run == 0 and not self.survivors
+                and self.score is not None and self.score >= self.threshold)
+
+
+def load_table(path: Path = TABLE) -> list[Target]:
+    try:
+        document = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as problem:
+        raise MutationError(f"{path}: {problem}") from None
+    targets = []
+    for number, entry in enumerate(document.get("module", [])):
+        if not entry.get("path") or not entry.get("tests"):
+            raise MutationError(f"{path}: module[{number}] needs a path and tests")
+        if not (REPO_ROOT / entry["path"]).is_file():
+            raise MutationError(f"{path}: module[{number}]: {entry['path']}: no such file")
+        targets.append(Target(entry["path"], tuple(entry["tests"]), tuple(entry.get("functions", ())),
+                              float(entry.get("threshold", document.get("threshold", 0.9)))))
+    return targets
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[tuple[str, str], str]:
+    """(module, mutant id) -> why that mutant cannot change what the module does."""
+    try:
+        document = tomllib.loads(path.read_text()) if path.exists() else {}
+    except (OSError, tomllib.TOMLDecodeError) as problem:
+        raise MutationError(f"{path}: {problem}") from None
+    found = {}
+    for number, entry in enumerate(document.get("equivalent", [])):
+        if not all(entry.get(key) for key in ("module", "id", "reason")):
+            raise MutationError(f"{path}: equivalent[{number}] needs a module, an id and a reason")
+        found[(entry["module"], entry["id"])] = entry["reason"]
+    return found
+
+
+# ---------------------------------------------------------------- the mutants of a module
+
+def in_annotation(node: object) -> bool:
+    """A type annotation: never evaluated here (`from __future__ import annotations`), so a mutant in one is no mutant."""
+    child, parent = node, getattr(node, "parent", None)
+    while parent is not None:
+        siblings = parent.children
+        if parent.type == "tfpdef" and siblings.index(child) == 2:
+            return True
+        if parent.type == "annassign" and siblings.index(child) == 1:
+            return True
+        at = siblings.index(child)
+        if parent.type == "funcdef" and at > 0 and getattr(siblings[at - 1], "value", "") == "->":
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def changed_lines(original: str, mutated: str) -> tuple[int, str]:
+    """The first line that differs (1-based) and the change as -old/+new lines."""
+    old, new = original.splitlines(), mutated.splitlines()
+    start = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old, end_new = end_old - 1, end_new - 1
+    change = [f"-{line.strip()}" for line in old[start:end_old]] + [f"+{line.strip()}" for line in new[start:end_new]]
+    return start + 1, "\n".join(change)
+
+
+def mutants_of(target: Target) -> list[Mutant]:
+    source = (REPO_ROOT / target.path).read_text()
+    tree = get_ast(source)
+    found: list[Mutant] = []
+    seen: dict[str, int] = {}
+    for operator_name in OPERATORS:
+        operator = cosmic_ray.plugins.get_operator(operator_name)()
+        positions = [node for node in ast_nodes(tree) for _ in operator.mutation_positions(node)]
+        for occurrence, node in enumerate(positions):
+            function = ASTQuery(node).get_definition_name() or MODULE_LEVEL
+            if (target.functions and function not in target.functions) or in_annotation(node):
+                continue
+            try:
+                code = mutate_code(source, operator, occurrence)
+            except Exception:  # noqa: BLE001 - an operator that cannot rewrite this node (ExceptionReplacer on a.B)
+                code = None
+            if code is None or code == source:
+                continue
+            line, change = changed_lines(source, code)
+            key = f"{target.path}\n{function}\n{operator_name}\n{change}"
+            digest = hashlib.sha1(key.encode()).hexdigest()[:10]
+            seen[digest] = seen.get(digest, 0) + 1  # the same change twice in one function: numbered in order
+            mutant_id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
+            found.append(Mutant(target.path, mutant_id, operator_name.removeprefix("core/"), occurrence, function, line,
+                                change, code))
+    return sorted(found, key=lambda m: (m.line, m.operator, m.id))
+
+
+# ---------------------------------------------------------------- the copy, a mutant in it, and always put back
+
+def make_copy(into: Path = COPY) -> Path:
+    """A fresh copy of the checkout to mutate: whatever an earlier (killed) run left there is gone."""
+    shutil.rmtree(into, ignore_errors=True)
+    shutil.copytree(REPO_ROOT, into, symlinks=True, ignore=shutil.ignore_patterns(*COPY_LEAVES_OUT))
+    return into
+
+
+def _forget_bytecode(path: Path) -> None:
+    for cached in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+        cached.unlink(missing_ok=True)
+
+
+def _raise_on_term(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextmanager
+def mutated(path: Path, code: str) -> Iterator[None]:
+    original = path.read_bytes()
+    try:
+        path.write_text(code)
+        _forget_bytecode(path)
+        yield
+    finally:
+        path.write_bytes(original)
+        _forget_bytecode(path)
+
+
+# ---------------------------------------------------------------- running the tests
+
+def run_tests(target: Target, work: Path, timeout: float) -> tuple[str, float, str]:
+    """The target's tests in the copy `work`: ("passed" | "failed" | "timeout", seconds, the output's tail)."""
+    # No xdist and no hypothesis plugin: a second or two less per mutant, and no test here needs them.
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-p", "no:hypothesispytest", "-o", "addopts=", *target.tests]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ROOFLINE_SEED": os.environ.get("ROOFLINE_SEED", "1"),
+           "PYTHONPATH": os.pathsep.join(str(work / root) for root in PACKAGE_ROOTS), "ROOFLINE_BUILD": str(work / "build")}
+    env.pop("ROOFLINE_TEST_ENV", None)  # a skip of a mutant's test run is not CI's skip policy
+    started = time.monotonic()
+    try:
+        run = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout, env=env,
+                             start_new_session=True)
+    except subprocess.TimeoutExpired as expired:
+        return "timeout", time.monotonic() - started, str(expired.stdout or "")[-2000:]
+    outcome = "passed" if run.returncode == 0 else "failed"
+    return outcome, time.monotonic() - started, (run.stdout + run.stderr)[-2000:]
+
+
+def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], str], deadline: float,
+               verbose: bool = False) -> Tally:
+    tally = Tally(target.name, threshold=target.threshold)
+    started = time.monotonic()
+    baseline, seconds, tail = run_tests(target, work, timeout=600)
+    if baseline != "passed":
+        raise MutationError(f"{target.path}: its tests do not pass unmutated ({baseline}):\n{tail}")
+    timeout = 3 * seconds + 10
+    found = mutants_of(target)
+    tally.mutants = len(found)
+    print(f"{target.path}: {len(found)} mutants, tests {' '.join(target.tests)} ({seconds:.1f} s unmutated)", flush=True)
+    for number, mutant in enumerate(found):
+        if time.monotonic() > deadline:
+            tally.not_run = len(found) - number
+            print(f"  budget spent: {tally.not_run} mutants not run", flush=True)
+            break
+        if (target.path, mutant.id) in equivalents:
+            tally.equivalent += 1
+            continue
+        with mutated(work / target.path, mutant.code):
+            outcome, _, tail = run_tests(target, work, timeout)
+        if outcome == "failed":
+            tally.killed += 1
+        elif outcome == "timeout":
+            tally.timed_out += 1
+        else:
+            tally.survived += 1
+            tally.survivors.append(mutant)
+            print(f"  SURVIVED {mutant.id} {mutant.operator} in {mutant.function} (line {mutant.line}):\n"
+                  + "\n".join(f"      {line}" for line in mutant.change.splitlines()), flush=True)
+        if verbose:
+            print(f"  {outcome:<8} {mutant.id} {mutant.operator} line {mutant.line}", flush=True)
+    tally.seconds = time.monotonic() - started
+    return tally
+
+
+# ---------------------------------------------------------------- which modules, and the table
+
+def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
+    """The modules changed against the merge base with `base`, committed or not, or whose tests changed."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
+
+    try:
+        merge_base = git("merge-base", "HEAD", base).strip()
+        changed = set(git("diff", "--name-only", merge_base).split())
+        changed |= set(git("ls-files", "--others", "--exclude-standard").split())
+    except (OSError, subprocess.CalledProcessError) as problem:
+        raise MutationError(f"cannot tell the files changed against {base} (git: {problem}); "
+                            "give ARGS=--all or ARGS=\"--modules <names>\"") from None
+    return [target for target in targets if target.path in changed or set(target.test_files) & changed]
+
+
+def choose(targets: list[Target], names: list[str]) -> list[Target]:
+    chosen = []
+    for name in names:
+        matches = [t for t in targets if name in (t.path, Path(t.path).stem) or t.path.endswith(name)]
+        if not matches:
+            raise MutationError(f"--modules: {name!r} is not in {TABLE.relative_to(REPO_ROOT)} "
+                                f"(it has: {', '.join(t.path for t in targets)})")
+        chosen += [t for t in matches if t not in chosen]
+    return chosen
+
+
+def row(tally: Tally) -> str:
+    score = f"{100 * tally.score:.0f}%" if tally.score is not None else "-"
+    verdict = "ok" if tally.ok else ("incomplete" if tally.not_run else "BELOW")
+    return (f"| `{tally.module}` | {tally.mutants} | {tally.killed} | {tally.survived} | {tally.timed_out} | "
+            f"{tally.equivalent} | {score} | {tally.seconds:.0f} s | {verdict} |")
+
+
+HEADER = ("| module | mutants | killed | survived | timed out | equivalent (recorded) | score | run time | verdict |\n"
+          "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+
+
+def write_doc(tallies: list[Tally], path: Path = DOC) -> None:
+    """The table between the markers: these modules' rows replaced, every other row kept (under a
+    lock: two runs side by side each add their rows); and the recorded equivalents, as they are now."""
+    with path.open() as lock:  # the document itself is the lock
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _write_rows(tallies, path)
+
+
+def equivalents_table(path: Path = EQUIVALENTS) -> str:
+    """The recorded equivalents as a table for the document: module, id, the change, why."""
+    document = tomllib.loads(path.read_text()) if path.exists() else {}
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")  # a bar inside a Markdown table's cell
+
+    rows = [f"| `{e['module']}` | `{e['id']}` | `{cell(e.get('change', ''))}` | {cell(e['reason'])} |"
+            for e in document.get("equivalent", [])]
+    return "\n".join(["| module | id | the mutant | why it cannot change what the program does |",
+                      "| --- | --- | --- | --- |", *rows])
+
+
+def _inside(text: str, start: str, end: str, path: Path) -> str:
+    if start not in text or end not in text:
+        raise MutationError(f"{path}: the markers {start} and {end} are missing")
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
+def _between(text: str, start: str, end: str, body: str, path: Path) -> str:
+    """`text` with what lies between the markers replaced by `body`."""
+    old = _inside(text, start, end, path)
+    return text.replace(f"{start}{old}{end}", f"{start}\n{body}\n{end}", 1)
+
+
+def _write_rows(tallies: list[Tally], path: Path) -> None:
+    text = path.read_text()
+    rows = {m[1]: line for line in _inside(text, DOC_START, DOC_END, path).splitlines()
+            if (m := re.match(r"\| `([^`]+)` \|", line))}
+    rows.update({t.module: row(t) for t in tallies})
+    order = [t.path for t in load_table()]
+    body = "\n".join(rows[name] for name in sorted(rows, key=lambda n: order.index(n) if n in order else len(order)))
+    text = _between(text, DOC_START, DOC_END, f"{HEADER}\n{body}", path)
+    path.write_text(_between(text, EQUIVALENTS_START, EQUIVALENTS_END, equivalents_table(), path))
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="make mutation", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--budget", type=float, default=1800, help="seconds before no new mutant starts")
+    parser.add_argument("--all", action="store_true", help="every module of the table")
+    parser.add_argument("--modules", default="", help="modules by path or name, comma or space separated")
+    parser.add_argument("--write", action="store_true", help=f"the table into {DOC.relative_to(REPO_ROOT)}")
+    parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    parser.add_argument("--verbose", action="store_true", help="a line per mutant")
+    parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _raise_on_term)  # a stopped run still puts the original back (mutated's finally)
+    try:
+        targets = load_table(args.table)
+        equivalents = load_equivalents()
+        names = [name for name in re.split(r"[,\s]+", args.modules) if name]
+        chosen = targets if args.all else choose(targets, names) if names else changed_modules(targets)
+    except MutationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if not chosen:
+        print("make mutation: nothing to mutate: no module of the table, and none of its tests, changed against main "
+              "(ARGS=--all runs them all)")
+        return 0
+    if args.list:
+        for target in chosen:
+            for mutant in mutants_of(target):
+                print(f"{target.path} {mutant.id} {mutant.operator} {mutant.function} line {mutant.line}: "
+                      + " ".join(mutant.change.splitlines()))
+        return 0
+    deadline = time.monotonic() + args.budget
+    tallies = []
+    work = make_copy()
+    print(f"make mutation: {len(chosen)} module(s), mutated in a copy of the checkout: {work}", flush=True)
+    write = args.write or args.all
+    try:
+        for target in chosen:
+            tallies.append(run_module(target, work, equivalents, deadline, args.verbose))
+            if write:  # each module's row as soon as it is done: a run stopped later keeps them
+                write_doc(tallies[-1:])
+    except MutationError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("make mutation: stopped (the checkout was never changed; the copy is made anew each run)", file=sys.stderr)
+        return 1
+    print("\n" + HEADER + "\n" + "\n".join(row(t) for t in tallies))
+    if write:
+        print(f"table written into {DOC.relative_to(REPO_ROOT)}")
+    failing = [t for t in tallies if not t.ok]
+    for tally in failing:
+        why = (f"{tally.not_run} mutants not run (ARGS=\"--budget <s>\")" if tally.not_run
+               else "no mutants" if not tally.mutants
+               else f"survivors not recorded as equivalent: {', '.join(m.id for m in tally.survivors)}" if tally.survivors
+               else f"score below {100 * tally.threshold:.0f}%")
+        print(f"FAIL {tally.module}: {why}")
+    print(f"make mutation: {len(tallies) - len(failing)} of {len(tallies)} modules pass")
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,0 @@
-"""cocotb tests of roofline_attainable: the bench roofline_bench.attainable, on the design's real ports."""
-
-from roofline_tb.live import cocotb_tests
-
-cocotb_tests("roofline_attainable", globals())

@@ -1,0 +1,195 @@
+"""The batch pipeline: helper processes make the next batches and check the last ones while the
+simulator runs this one. Batch k belongs to helper k % HELPERS, which both makes and checks it."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing
+import os
+import traceback
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from roofline_bulk.beats import input_bytes, read_outputs
+from roofline_bulk.check import BatchOutcome, check_batch
+from roofline_bulk.config import SweepConfig
+from roofline_bulk.stimulus import random_range
+from roofline_core.vector_check import Vectors, expected_outputs
+
+_PENDING: dict[int, Vectors] = {}
+
+
+def prepare(cfg: SweepConfig, batch: int, start: int, stop: int, path: str) -> tuple[int, int]:
+    """Make batch `batch` and write its input file; returns (vectors, beats)."""
+    vectors = cfg.vectors(start, stop)
+    data, beats = input_bytes(cfg, vectors)
+    overwrite(path, data)
+    _PENDING[batch] = vectors
+    return len(vectors), beats
+
+
+def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
+    """Check batch `batch` against the output file the testbench wrote."""
+    vectors = _PENDING.pop(batch)
+    return check_batch(cfg, vectors, read_outputs(cfg, Path(path).read_bytes(), len(vectors)))
+
+
+def overwrite(path: str, data: bytes) -> None:
+    """Write `data` over the file's old bytes and cut it to length: a slot's file is reused every
+    SLOTS batches, and overwriting its cached pages costs a fraction of truncating it first."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        with memoryview(data) as view:
+            written = 0
+            while written < len(view):
+                written += os.write(fd, view[written:])
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
+def warm_up(cfg: SweepConfig, size: int) -> None:
+    """A batch's numpy work once, on throwaway vectors, before the sweep's clock starts.
+
+    The first batches a helper makes and checks take about twice as long as later ones (first
+    touches of memory, numpy's first calls). Like the helper's imports, that is a one-time cost.
+    """
+    vectors = random_range(0, 0, size, cfg.fmt, cfg.levels)
+    input_bytes(cfg, vectors)
+    check_batch(cfg, vectors, expected_outputs(cfg, vectors))
+
+
+JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up}
+
+
+# Two helpers: with the simulator, they keep two cores busy; a batch's numpy work (make it,
+# write it, check it) costs more CPU than simulating it.
+HELPERS = 2
+# Batches in flight: one simulating, one being checked, and HELPERS made ahead.
+SLOTS = 4  # the testbench's slot_i is 2 bits
+
+
+def batch_slot(batch: int) -> int:
+    return batch % SLOTS
+
+
+def batch_paths(cfg: SweepConfig, batch: int) -> tuple[str, str]:
+    """The input and output files of a batch: batches in flight never share one."""
+    folder = Path(cfg.out_dir)
+    slot = batch_slot(batch)
+    return str(folder / f"bulk_in_{slot}.bin"), str(folder / f"bulk_out_{slot}.bin")
+
+
+class HelperFailed(RuntimeError):
+    """A job raised in the helper process; the message holds its traceback."""
+
+
+def start_helpers(cfg: SweepConfig, plan: list[tuple[int, int]]) -> list[InlineHelper] | list[ProcessHelper]:
+    """Helper processes overlap numpy with the simulator; one batch has nothing to overlap.
+
+    They start together, so their imports and warm-ups overlap, and are ready when this returns.
+    """
+    if len(plan) <= 1:
+        return [InlineHelper()]
+    helpers = [ProcessHelper() for _ in range(min(HELPERS, len(plan)))]
+    largest = max(stop - start for start, stop in plan)
+    warm_ups = [helper.submit("warm_up", cfg, largest) for helper in helpers]
+    for helper, ticket in zip(helpers, warm_ups, strict=True):
+        helper.result(ticket)
+    return helpers
+
+
+class InlineHelper:
+    """Runs each job when asked for its result, in this process (sweeps of one batch)."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[int, tuple[str, tuple[object, ...]]] = {}
+
+    def submit(self, job: str, *args: object) -> int:
+        ticket = len(self._jobs)
+        self._jobs[ticket] = (job, args)
+        return ticket
+
+    def result(self, ticket: int) -> Any:
+        job, args = self._jobs.pop(ticket)
+        return JOBS[job](*args)
+
+    def close(self) -> None:
+        self._jobs.clear()
+
+
+class ProcessHelper:
+    """One helper process fed through a pipe; jobs run in the order submitted.
+
+    No thread is started in the simulator's process: once a process has a second thread,
+    every stdio call there takes a lock, and the simulator's file I/O slows down.
+    """
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")  # forking a simulator is not safe
+        self._conn, child = context.Pipe()
+        self._process = context.Process(target=serve, args=(child,), daemon=True)
+        self._process.start()
+        child.close()
+        self._submitted = self._received = 0
+        self._results: dict[int, tuple[bool, Any]] = {}
+
+    def submit(self, job: str, *args: object) -> int:
+        self._conn.send((job, args))
+        self._submitted += 1
+        return self._submitted - 1
+
+    def result(self, ticket: int) -> Any:
+        while ticket not in self._results:  # answers come back in the order jobs were sent
+            try:
+                self._results[self._received] = self._conn.recv()
+            except EOFError:
+                raise HelperFailed(f"the helper process exited (code {self._process.exitcode})") from None
+            self._received += 1
+        ok, value = self._results.pop(ticket)
+        if not ok:
+            raise HelperFailed(value)
+        return value
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._conn.send(None)
+        self._process.join(timeout=10)
+        if self._process.is_alive():
+            self._process.kill()
+
+
+def serve(conn: Connection) -> None:
+    """The helper process's loop: run each job and send back (ok, result or traceback)."""
+    keep_freed_memory()
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        job, args = message
+        try:
+            conn.send((True, JOBS[job](*args)))
+        except Exception:  # reported to the test, which fails with it
+            conn.send((False, traceback.format_exc()))
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+
+
+def keep_freed_memory() -> None:
+    """Keep the memory numpy frees for the next batch's arrays, which have the same sizes.
+
+    By default glibc maps each array over 128 KiB afresh and unmaps it when freed, and trims the
+    heap's top, so every batch page-faults all its memory in again: that kernel time cost as much
+    as a third of a helper's numpy work. The peak stays what it was; it is only held longer.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):  # not glibc: nothing to tune
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest: arrays up to 32 MiB come from the heap
+    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    mallopt(_M_TOP_PAD, 64 << 20)

@@ -1,0 +1,8 @@
+"""roofline_cocotb: the cocotb adapter, the benches of roofline_bench on a design's real ports.
+
+- `dut`: a design's ports as a bench's `Ports`, and the cocotb tests made from a bench's TESTS.
+- `signals`: reading outputs, where an X or Z is a failure that names the signal.
+- `sim`: the `make sim` command line (the builds and runs are roofline_core.runner's).
+
+The cocotb test modules themselves are tb/cocotb_tests/test_<module>.py, five lines each.
+"""

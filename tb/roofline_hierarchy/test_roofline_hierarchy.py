@@ -1,5 +1,0 @@
-"""cocotb tests of roofline_hierarchy: the bench roofline_bench.hierarchy, on the design's real ports."""
-
-from roofline_tb.live import cocotb_tests
-
-cocotb_tests("roofline_hierarchy", globals())

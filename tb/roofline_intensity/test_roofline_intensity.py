@@ -1,5 +1,0 @@
-"""cocotb tests of roofline_intensity: the bench roofline_bench.intensity, on the design's real ports."""
-
-from roofline_tb.live import cocotb_tests
-
-cocotb_tests("roofline_intensity", globals())

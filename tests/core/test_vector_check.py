@@ -1,0 +1,68 @@
+"""The vectorised check (roofline_core.vector_check) applies its error bound itself: a cap outside it, a
+wrong verdict at the ridge, the 64- and 128-bit paths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from roofline_core import vector_check as bulk_judge
+from roofline_golden import QFormat
+
+
+def test_the_bulk_checker_flags_a_cap_outside_the_bound_even_when_the_model_agrees() -> None:
+    """UQ8.8, one level: peak 100, ai 1 FLOP/B, bw 2 B/cycle, so the cap is min(100, 1 x 2) = 2.0
+    (raw 512). A model and a design that both say 514 (two LSBs off, beyond half an LSB) agree with
+    each other: only the error bound, checked without the model, catches it. 512 passes."""
+    cfg = bulk_judge_shape()
+    one = np.array([1 << 8], dtype=np.uint64)
+    vectors = bulk_judge.Vectors(np.array([0]), np.array([100 << 8], dtype=np.uint64), 2 * one[:, None], one[:, None])
+    products = bulk_judge.products(vectors)
+    for raw, bad in ((514, True), (513, True), (512, False)):
+        cap = np.array([raw], dtype=np.uint64)
+        outputs = bulk_judge.Outputs(cap, np.array([True]), np.array([0]), np.zeros((1, 0), dtype=np.uint64))
+        assert bool(bulk_judge.failing(cfg, vectors, outputs, outputs, products)[0]) is bad, raw
+
+
+def bulk_judge_shape() -> object:
+    class Shape:
+        fmt = QFormat(8, 8)
+        levels = 1
+        hierarchy = False
+
+    return Shape()
+
+
+def test_the_64_bit_path_is_not_taken_where_a_scaled_cap_can_pass_2_to_the_63() -> None:
+    """UQ32.16 (48 bits; 48 + 16 = 64): ai 2^32 raw x bw 2^31 raw is 2^63, memory-bound under the
+    largest peak, so the cap is 2^63 / 2^16 = 2^47 raw. A cap of 0 is 2^47 LSBs away: outside the
+    bound, whatever a signed 64-bit subtraction would make of it."""
+    fmt = QFormat(32, 16)
+    product = (np.array([0], dtype=np.uint64), np.array([1 << 63], dtype=np.uint64))
+    peak = np.array([fmt.max_raw], dtype=np.uint64)
+    for cap, outside in ((0, True), (1, True), (1 << 47, False)):
+        assert bool(bulk_judge.outside_error_bound(fmt, peak, product, np.array([cap], dtype=np.uint64))[0]) is outside, cap
+
+
+def test_the_128_bit_distance_borrows_across_the_low_word() -> None:
+    """UQ40.23: ai (2^32 - 1) x bw (2^32 + 1) = 2^64 - 1 raw, so the cap is (2^64 - 1) / 2^23 =
+    2^41 - 2^-23, which rounds to 2^41 raw: its scaled value 2^64 is one above the product, across
+    the low word. 2^41 + 1 and 2^41 - 1 are a whole LSB away."""
+    fmt = QFormat(40, 23)
+    product = (np.array([0], dtype=np.uint64), np.array([(1 << 64) - 1], dtype=np.uint64))
+    peak = np.array([fmt.max_raw], dtype=np.uint64)
+    for cap, outside in ((1 << 41, False), ((1 << 41) + 1, True), ((1 << 41) - 1, True)):
+        assert bool(bulk_judge.outside_error_bound(fmt, peak, product, np.array([cap], dtype=np.uint64))[0]) is outside, cap
+
+
+def test_the_bulk_checker_flags_a_wrong_verdict_at_the_ridge_where_the_cap_is_right() -> None:
+    """UQ8.8: peak 2, ai 1 FLOP/B, bw 2 B/cycle: ai*bw == peak, the ridge, where the spec has the
+    compute roof bind (mem_bound 0) and the cap is 2.0 either way (raw 512). A design that says
+    memory-bound there has the right cap, inside the bound: only the verdict's comparison flags it."""
+    cfg = bulk_judge_shape()
+    one = np.array([1 << 8], dtype=np.uint64)
+    vectors = bulk_judge.Vectors(np.array([0]), np.array([2 << 8], dtype=np.uint64), 2 * one[:, None], one[:, None])
+    cap, no_levels = np.array([512], dtype=np.uint64), np.zeros((1, 0), dtype=np.uint64)
+    want = bulk_judge.Outputs(cap, np.array([False]), np.array([1]), no_levels)
+    for mem_bound, bad in ((True, True), (False, False)):
+        actual = bulk_judge.Outputs(cap, np.array([mem_bound]), np.array([1]), no_levels)
+        assert bool(bulk_judge.failing(cfg, vectors, want, actual, bulk_judge.products(vectors))[0]) is bad, mem_bound

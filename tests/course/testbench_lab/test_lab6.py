@@ -1,0 +1,530 @@
+"""Lab 6, verify the unit: the grader of students' testbenches, its marks, its feedback and its security.
+
+The everyday tier: the lab's files, the server and bank without a sandbox, the judge's rules on
+made-up runs, the intake, the student copy's listing, and one visible grading of the solution.
+The full tier grades the testbenches of tests/testbenches/ and the lab's own (each once a
+session): the solution to full marks, the starter and the hostile ones to 0, the weak one in
+between, and checks that nothing tells one design from another but its ports.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from places import TESTBENCHES_DIR
+
+from roofline_core.contract import MODULES, ParamSet
+from roofline_core.paths import LABS_DIR, MUTANT_CATALOGUE, REPO_ROOT
+from roofline_course import sandbox
+from roofline_course.intake.submission import IntakeError
+from roofline_course.intake.testbench import stage
+from roofline_course.labs.definitions import load_lab
+from roofline_course.labs.designs import EXAMPLES, Design, resolve
+from roofline_course.testbench_lab import grade as testbench_lab
+from roofline_course.testbench_lab import marks
+from roofline_course.testbench_lab import run as runs
+from roofline_course.testbench_lab.design_bank import DesignBank, build_bank
+from roofline_course.testbench_lab.port_channel import Channel, ChannelServer, Transcript
+from roofline_course.testbench_lab.port_shell import SHELL, SHELL_TOP
+from roofline_course.testbench_lab.run import RanTest, RunResult, read_reply
+from roofline_golden import QFormat, fixed
+
+LAB = 6
+FOLDER = LABS_DIR / "lab6"
+TESTBENCHES = TESTBENCHES_DIR
+SOLUTION, STARTER = FOLDER / "solution", FOLDER / "starter"
+DEFAULT = ParamSet()
+FMT = QFormat()
+ANSWER_S = 10
+needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
+needs_bwrap = pytest.mark.skipif(sandbox.available() is not None or sandbox.mode() != "bwrap",
+                                 reason="bubblewrap's mounts hide the harness from a testbench (the uid isolation cannot)")
+
+
+def mutants() -> list[dict]:
+    """Every mutant a lab 6 group may name: the catalogue's and the lab's own."""
+    files = (MUTANT_CATALOGUE, FOLDER / "mutants.toml")
+    return [mutant for path in files for mutant in tomllib.loads(path.read_text())["mutant"]]
+
+
+def hidden_design_words() -> list[str]:
+    """What no student-facing view may hold: a design's id, its description, its source text."""
+    words = []
+    for mutant in mutants():
+        words += [mutant["id"], mutant["bug"], mutant["mutated"].strip()[:30]]
+    return [word for word in words if len(word) >= 6]
+
+
+# ---------------------------------------------------------------- the lab's files
+
+
+def test_lab6_is_a_testbench_lab_whose_handout_lists_every_group_and_names_no_hidden_design() -> None:
+    lab = load_lab(LAB)
+    assert lab.kind == "testbench" and lab.max_score == 100 and lab.reference == SOLUTION
+    assert any(g.hidden for g in lab.groups) and any(not g.hidden for g in lab.groups)
+    handout = (FOLDER / "handout.md").read_text()
+    for group in lab.groups:
+        assert f"| {group.name} |" in handout and group.covers in handout, group.name
+        for text in group.designs:
+            assert resolve(text, group.param_set, FOLDER, lab.top).id == text
+    visible = (FOLDER / "lab.toml").read_text() + handout + STARTER.joinpath("test_roofline_attainable.py").read_text()
+    assert not [word for word in hidden_design_words() if word in visible]
+    assert all(not g.hidden for g in load_lab(LAB, with_hidden=False).groups)
+
+
+def test_the_port_shell_has_the_contract_ports_of_the_labs_module() -> None:
+    """The shell the student's testbench drives stands in for the lab's module: same name, same
+    ports in the same order and direction, as the contract table gives them."""
+    assert SHELL_TOP == load_lab("6").top
+    declared = re.findall(r"^\s*(input|output)\s+(?:wire|reg)\s+(?:\[[^]]*\]\s*)?(\w+)", SHELL.split("endmodule")[0], re.M)
+    expected = [("output" if port.output else "input", port.name) for port in MODULES[SHELL_TOP].ports]
+    assert declared == expected
+
+
+def test_the_student_copy_holds_lab6_without_its_answers(tmp_path: Path) -> None:
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    archive = tmp_path / "student.tar.gz"
+    subprocess.run([sys.executable, "-m", "roofline_course.handout", "--out", str(archive)], cwd=REPO_ROOT, check=True,
+                   capture_output=True)
+    names = set(tarfile.open(archive).getnames())
+    for kept in ("lab.toml", "handout.md", "starter/test_roofline_attainable.py"):
+        assert f"roofline-hw/labs/lab6/{kept}" in names
+    answers = [n for n in names if "/labs/lab6/solution" in n or n.endswith(("lab6/mutants.toml", "lab6/hidden.toml"))]
+    assert not answers and not [n for n in names if n.endswith("catalogue.toml")]
+
+
+# ---------------------------------------------------------------- the server and the bank, without a sandbox
+
+
+def model(name: str) -> Design:
+    return resolve(name, DEFAULT, FOLDER, "roofline_attainable")
+
+
+class Shell:
+    """The shell's side of the channel, played by the test: a line out, a line back (within ANSWER_S)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.query = os.open(channel.folder / "query", os.O_WRONLY)
+        self.answer = os.open(channel.folder / "answer", os.O_RDONLY)
+
+    def ask(self, line: str) -> str:
+        os.write(self.query, (line + "\n").encode())
+        received = b""
+        while not received.endswith(b"\n"):
+            ready, _, _ = select.select([self.answer], [], [], ANSWER_S)
+            assert ready, f"no answer to {line!r} within {ANSWER_S} s"
+            received += os.read(self.answer, 1)
+        return received.decode().strip()
+
+    def close(self) -> None:
+        os.close(self.query)
+        os.close(self.answer)
+
+
+def serve(served: str, lines: list[str], tmp_path: Path, bank: DesignBank | None = None) -> tuple[list[str], Transcript]:
+    """The lines sent as the shell would (a line that starts with ! is sent with no answer awaited)."""
+    shell_file = tmp_path / "shell.vvp"
+    shell_file.write_text("not run here")
+    bank = bank or build_bank([model("model:reference"), *(model(f"example:{n}") for n in EXAMPLES)], DEFAULT, tmp_path)
+    channel = Channel(shell_file)
+    server = ChannelServer(channel, bank, served, "model:reference", sample_coverage=served == "model:reference")
+    server.start()
+    shell = Shell(channel)
+    try:
+        answers = []
+        for line in lines:
+            if line.startswith("!"):
+                os.write(shell.query, (line[1:] + "\n").encode())
+            else:
+                answers.append(shell.ask(line))
+    finally:
+        shell.close()
+        transcript = server.stop()
+        channel.close()
+    return answers, transcript
+
+
+def vector(peak: int, bw: int, ai: int) -> str:
+    return f"{peak:010x} {bw:010x} {ai:010x}"
+
+
+def test_the_relay_answers_with_the_served_design_and_records_where_it_first_differs(tmp_path: Path) -> None:
+    one = FMT.one
+    vectors = [(100 * one, 20 * one, 5 * one), (100 * one, 20 * one, one // 2), (100 * one, 20 * one, 20 * one)]
+    lines = ["zzzzzzzzzz zzzzzzzzzz zzzzzzzzzz", *(vector(*v) for v in vectors)]
+    answers, transcript = serve("example:verdict_inverted", lines, tmp_path)
+    assert answers[0] == "xxxxxxxxxx x"  # inputs not driven yet: the models answer X
+    for (peak, bw, ai), answer in zip(vectors, answers[1:], strict=True):
+        golden = fixed.attainable(FMT, peak, bw, ai)
+        assert answer == f"{golden.cap:010x} {int(not golden.mem_bound)}"  # the verdict inverted, the cap right
+    assert transcript.queries == 4 and transcript.known == 3 and transcript.toggled
+    assert transcript.exposed_at == 1 and transcript.differs == {"mem_bound_o"}  # the z vector exposes nothing
+    assert transcript.coverage == {}  # coverage is sampled on the correct design's runs only
+    answers, correct = serve("model:reference", lines, tmp_path)
+    assert not correct.exposed and correct.digest == transcript.digest  # same vectors, same digest
+    assert correct.coverage["memory-bound"] == 1 and correct.coverage["ridge (ai*bw == peak)"] == 1
+
+
+def test_anything_on_the_channel_but_a_vector_is_a_violation(tmp_path: Path) -> None:
+    one = FMT.one
+    answers, transcript = serve("model:reference", ["!not a vector", vector(100 * one, 20 * one, one)], tmp_path)
+    assert "not a vector of the design's inputs" in transcript.violation and transcript.queries == 1
+    assert len(answers) == 1 and answers[0].endswith(" 1")  # the garbage got no answer, the vector its own
+
+
+def test_every_answer_costs_the_same_work_whichever_design_is_served(tmp_path: Path) -> None:
+    """The bank evaluates every design on every vector: the time an answer takes does not say which one is served."""
+    calls: list[str] = []
+    columns = [model("model:reference"), *(model(f"example:{n}") for n in EXAMPLES)]
+
+    class Counting(Design):
+        @property
+        def model(self) -> Callable[..., tuple[int, bool]]:  # type: ignore[override]
+            inner = super().model
+            calls.append(self.column)
+            return inner
+
+    bank = DesignBank(FMT, [Counting(**{f: getattr(d, f) for f in d.__dataclass_fields__}) for d in columns])
+    lines = [vector(random.getrandbits(40), random.getrandbits(40), random.getrandbits(40)) for _ in range(20)]
+    work = {}
+    for served in ("model:reference", "example:no_memory_roof"):
+        calls.clear()
+        serve(served, lines, tmp_path, bank)
+        work[served] = sorted(calls)
+    assert work["model:reference"] == work["example:no_memory_roof"] == sorted([d.column for d in columns] * 20)
+
+
+# ---------------------------------------------------------------- the judge's rules, on made-up runs
+
+
+def run(design: str, claim: str, exposed: bool, *, toggled: bool = True, failed: str = "test_x.test_ridge",
+        group: str = "g", violation: str = "") -> RunResult:
+    tests = [RanTest(failed, "failed", "WEAK-MARKER 0x123")] if claim == "fail" else [RanTest("t.a", "passed")]
+    transcript = Transcript(queries=5, known=5, toggled=toggled, exposed_at=2 if exposed else None, violation=violation)
+    return RunResult(model(design), group, transcript, tests, 1.0, False, False, "runs/run-00.log")
+
+
+GROUP = load_lab(LAB).groups[1]
+
+
+def test_a_catch_needs_a_failure_on_a_run_that_exposed_the_bug() -> None:
+    assert marks.caught(run("example:verdict_inverted", "fail", exposed=True))
+    assert not marks.caught(run("example:verdict_inverted", "pass", exposed=True))
+    unexposed = run("example:verdict_inverted", "fail", exposed=False)
+    assert not marks.caught(unexposed) and "depends on something besides the ports" in marks.false_alarm(
+        unexposed)
+    tampered = run("example:verdict_inverted", "fail", exposed=True, violation="the grader's port channel received x")
+    assert not marks.caught(tampered)
+    assert "FALSE ALARM" in marks.false_alarm(run("model:reference", "fail", exposed=False))
+
+
+def test_the_gate_stops_a_false_alarm_a_testbench_that_never_drives_and_one_that_checks_nothing() -> None:
+    reference = GROUP.__class__(**{**GROUP.__dict__, "name": "r", "kind": "reference", "weight": 10})
+    bugs = [run("example:verdict_inverted", "fail", exposed=True)]
+    good = marks.gate([run("model:reference", "pass", False), *bugs])
+    assert good.ok and marks.score_reference(reference, [run("model:reference", "pass", False)], good, bugs).score == 10
+    alarm = marks.gate([run("model:reference", "fail", False), *bugs])
+    assert not alarm.ok and any("WEAK-MARKER" in line for line in alarm.problems)  # the correct design's own message
+    idle = marks.gate([run("model:reference", "pass", False, toggled=False), *bugs])
+    assert not idle.ok and "never changed the design's inputs" in idle.problems[0]
+    lenient = [run("example:verdict_inverted", "pass", exposed=True)]
+    nothing = marks.score_reference(reference, [run("model:reference", "pass", False)], good, lenient)
+    assert nothing.score == 0 and "checks nothing" in " ".join(nothing.detail)
+    assert marks.score_bugs(GROUP, bugs, alarm).score == 0
+
+
+def test_bug_feedback_names_kinds_and_the_students_tests_never_a_design_or_a_vector() -> None:
+    runs = [run("example:verdict_inverted", "fail", exposed=True, failed="test_x.test_verdict"),
+            run("example:no_memory_roof", "pass", exposed=True), run("example:no_compute_roof", "pass", exposed=False)]
+    scored = marks.score_bugs(GROUP, runs, marks.Gate())
+    text = "\n".join(scored.detail)
+    assert scored.score == pytest.approx(20 / 3) and scored.status == "partial"
+    assert "verdict       1 of 1 caught (by test_verdict)" in text
+    assert "memory roof   0 of 1 caught; 1 misbehaved on your vectors and your testbench passed it" in text
+    assert "compute roof  0 of 1 caught; 1 never misbehaved on your vectors" in text
+    assert "what to test: right of the ridge cap_o is peak" in text
+    assert scored.failing == ["missed: memory roof", "missed: compute roof"]
+    shown = text + " ".join(scored.failing)
+    assert not [name for name in EXAMPLES if name in shown] and "WEAK-MARKER" not in shown and "0x" not in shown
+
+
+def test_a_reply_is_read_strictly() -> None:
+    good = json.dumps({"returncode": 0, "tests": [{"name": "m.t", "outcome": "passed", "message": ""}]}).encode()
+    assert read_reply(good) == ([RanTest("m.t", "passed", "")], "")
+    assert read_reply(b"") == (None, "")
+    for bad in (b"{", b"[]", json.dumps({"tests": [{"name": "m.t", "outcome": "won"}]}).encode(), b'{"tests": 3}'):
+        tests, problem = read_reply(bad)
+        assert tests is None and problem
+    assert RunResult(model("model:reference"), "g", Transcript(), [], 0, False, False, "").claim == "fail"  # no test ran
+
+
+def test_the_order_of_the_runs_is_random() -> None:
+    lab = load_lab(LAB)
+    orders = {tuple(r.design.id for r in testbench_lab.plan(lab, list(lab.groups))) for _ in range(3)}
+    assert len(orders) > 1
+
+
+# ---------------------------------------------------------------- intake
+
+
+def test_intake_takes_a_file_a_folder_with_helpers_or_a_zip_and_says_what_it_cannot(tmp_path: Path) -> None:
+    folder = tmp_path / "mine" / "tb"
+    folder.mkdir(parents=True)
+    (folder / "test_unit.py").write_text("import helpers\n")
+    (folder / "helpers.py").write_text("")
+    (folder / "notes.txt").write_text("")
+    (folder / "link.py").symlink_to("/etc/passwd")
+    staged = stage(str(tmp_path / "mine"), tmp_path / "s1")
+    assert staged.modules == ["test_unit"] and staged.folder == "tb" and "tb/notes.txt (not a Python file)" in staged.ignored
+    assert any("symbolic link" in note for note in staged.notes) and not (staged.root / "tb" / "link.py").exists()
+    bundle = tmp_path / "tb.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        archive.writestr("test_a.py", "")
+        archive.writestr("../escape.py", "")
+    assert stage(str(bundle), tmp_path / "s2").modules == ["test_a"]
+    assert stage(str(folder / "test_unit.py"), tmp_path / "s3").modules == ["test_unit"]
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "test_b.py").write_text("")
+    (tmp_path / "mine" / "test_c.py").write_text("")
+    problems = {"no test module": tmp_path / "mine" / "tb" / "helpers.py", "more than one folder": tmp_path / "mine",
+                "no such file": tmp_path / "missing"}
+    for expected, spec in problems.items():
+        with pytest.raises(IntakeError, match=expected):
+            stage(str(spec), tmp_path / "s4")
+
+
+# ---------------------------------------------------------------- gradings
+
+
+def grade(testbench: Path, out: Path, *extra: str) -> tuple[int, dict, str]:
+    run_ = subprocess.run([sys.executable, "-m", "roofline_course.grade", "--lab", str(LAB), "--tb", str(testbench),
+                           "--out", str(out), *extra], cwd=REPO_ROOT, capture_output=True, text=True)
+    result = json.loads((out / "result.json").read_text()) if (out / "result.json").exists() else {}
+    return run_.returncode, result, run_.stdout + run_.stderr
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], tuple[int, dict, str, Path]]:
+    """Each testbench graded once a session (every group): (exit status, result.json, output, report folder)."""
+    done: dict[Path, tuple[int, dict, str, Path]] = {}
+
+    def get(testbench: Path) -> tuple[int, dict, str, Path]:
+        if testbench not in done:
+            out = tmp_path_factory.mktemp(testbench.name)
+            done[testbench] = (*grade(testbench, out), out)
+        return done[testbench]
+
+    return get
+
+
+def groups(result: dict) -> dict[str, tuple[float, str]]:
+    return {g["name"]: (g["score"], g["status"]) for g in result["groups"]}
+
+
+def student_views(out: Path) -> str:
+    """Everything a student is ever shown: Gradescope's results (hidden groups after the due date) and PrairieLearn's."""
+    return (out / "gradescope.json").read_text() + (out / "prairielearn.json").read_text() + (out / "junit.xml").read_text()
+
+
+@pytest.mark.full
+@needs_sandbox
+@pytest.mark.sim
+def test_make_check_gives_the_solution_every_visible_mark(tmp_path: Path) -> None:
+    code, result, output = grade(SOLUTION, tmp_path, "--visible-only")
+    assert code == 0 and result["score"] == 30 and "full marks" in output, output
+    assert groups(result)["coverage (not scored)"] == (0.0, "shown")
+    assert "reached 8 of the contract's 8 functional bins" in output
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_the_solution_gets_full_marks_and_catches_every_design_on_a_run_that_exposed_it(graded: Callable) -> None:
+    code, result, output, out = graded(SOLUTION)
+    assert code == 0 and result["score"] == 100, output
+    runs = json.loads((out / "designs.json").read_text())
+    faulty = [r for r in runs if r["kind"]]
+    assert len(faulty) == sum(1 for g in load_lab(LAB).groups for d in g.designs if d.split(":")[0] not in ("model", "rtl"))
+    assert all(r["caught"] and r["exposed_at"] is not None for r in faulty)  # every mutant differs from the reference
+    assert all(r["claim"] == "pass" and r["exposed_at"] is None for r in runs if not r["kind"])
+    gradescope = json.loads((out / "gradescope.json").read_text())
+    assert {t["visibility"] for t in gradescope["tests"]} == {"visible", "after_due_date"}
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_the_starter_checks_nothing_and_scores_nothing_and_is_told_so(graded: Callable) -> None:
+    code, result, output, _ = graded(STARTER)
+    assert code == 1 and result["score"] == 0, output
+    assert "it also passed every example bug: it drives the design and checks nothing" in output
+    assert "misbehaved on your vectors and your testbench passed it" in output
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_a_weak_testbench_scores_between_and_its_feedback_names_kinds_never_a_design(graded: Callable) -> None:
+    code, result, output, out = graded(TESTBENCHES / "weak")
+    scores = groups(result)
+    assert code == 1 and 30 < result["score"] < 90, output
+    assert scores["no false alarm"] == (10, "pass") and scores["example bugs"] == (20, "pass")
+    assert 0 < scores["hidden bugs"][0] < 60 and scores["hidden bugs"][1] == "partial"
+    hidden = next(g for g in result["groups"] if g["name"] == "hidden bugs")
+    text = "\n".join(hidden["detail"])
+    assert "ridge tie" in text and "1 of 1 caught (by test_documents)" in text
+    assert "never misbehaved on your vectors" in text and "what to test: a tie (exactly half an LSB) rounds up" in text
+    views = student_views(out)
+    assert not [word for word in hidden_design_words() if word in views]
+    assert "WEAK-MARKER" not in views and not re.search(r"0x[0-9a-f]{3,}", views)  # its messages on faulty designs: never
+    gradescope = json.loads((out / "gradescope.json").read_text())
+    assert all(t["visibility"] == "after_due_date" for t in gradescope["tests"] if t["name"] in ("hidden bugs", "another format"))
+    prairielearn = json.loads((out / "prairielearn.json").read_text())
+    assert {t["name"] for t in prairielearn["tests"]} == {g.name for g in load_lab(LAB).groups if not g.hidden}
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+@pytest.mark.parametrize("name, said", [
+    ("fail_all", "FALSE ALARM: your testbench failed the correct design (UQ24.16)"),
+    ("no_drive", "your testbench never changed the design's inputs on the correct design"),
+    ("channel", "the grader's port channel received something that is not a vector of the design's inputs"),
+])
+def test_a_testbench_that_does_not_drive_and_check_the_design_scores_nothing_and_is_told_why(
+        graded: Callable, name: str, said: str) -> None:
+    code, result, output, _ = graded(TESTBENCHES / name)
+    assert code == 1 and result["score"] == 0 and said in output, output
+    assert groups(result)["hidden bugs"] == (0, "not run")  # a testbench that fails the gate meets no hidden design
+
+
+def snoop_lines(out: Path, prefix: str) -> list[str]:
+    return [line for log in sorted((out / "runs").glob("*.log")) for line in log.read_text().splitlines()
+            if line.startswith(prefix)]
+
+
+@needs_bwrap
+@pytest.mark.sim
+@pytest.mark.full
+def test_a_testbench_sees_the_same_on_every_design_and_nothing_of_the_grader(graded: Callable) -> None:
+    _, result, output, out = graded(TESTBENCHES / "snoop")
+    prints = snoop_lines(out, "FINGERPRINT ")
+    runs = json.loads((out / "designs.json").read_text())
+    assert len(prints) == len(runs) > 20, output
+    by_format: dict[str, set[str]] = {}
+    for line in prints:
+        _, fmt, digest = line.split()
+        by_format.setdefault(fmt, set()).add(digest)
+    assert set(by_format) == {"UQ24.16", "UQ16.12"} and all(len(d) == 1 for d in by_format.values()), by_format
+    assert snoop_lines(out, "LEAK ") == [] and snoop_lines(out, "STATE ") == []
+    seen = snoop_lines(out, "SEEN ")
+    assert "SEEN root roofline_port_channel: found" in seen and "SEEN root roofline_level: none" in seen
+    assert not [line for line in seen if re.match(r"SEEN (?!FRAC_BITS|INT_BITS)\w+ \w+Object$", line)
+                and line.split()[1] not in ("peak_i", "bw_i", "ai_i", "cap_o", "mem_bound_o")]  # dut: the ports only
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_a_testbench_that_looks_for_the_design_anywhere_but_its_ports_gains_nothing(graded: Callable) -> None:
+    code, result, output, out = graded(TESTBENCHES / "cheat")
+    assert result["score"] == 0 and not snoop_lines(out, "CHEAT-MARKER"), output
+    assert all(r["claim"] == "pass" for r in json.loads((out / "designs.json").read_text()))
+
+
+@needs_bwrap
+@pytest.mark.sim
+@pytest.mark.full
+@pytest.mark.parametrize("broken", ["the design named in the environment", "the harness importable"])
+def test_the_security_tests_see_a_guard_removed(broken: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Negative controls, on the visible groups: with a guard taken away, the tests above fail."""
+    if broken == "the harness importable":
+        monkeypatch.setattr(runs, "hidden_harness", lambda channel: [])
+        testbench = TESTBENCHES / "snoop"
+    else:  # every run's environment names the design it serves
+        served: dict[str, str] = {}
+        real_design, real_env = testbench_lab.run_design, runs.cocotb_env
+
+        def remember(design: Design, *args: object, **kwargs: object) -> RunResult:
+            served["id"] = design.id
+            return real_design(design, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(testbench_lab, "run_design", remember)
+        monkeypatch.setattr(runs, "cocotb_env", lambda *a: {**real_env(*a), "ROOFLINE_DESIGN": served["id"]})
+        testbench = TESTBENCHES / "cheat"
+    lab = load_lab(LAB, with_hidden=False)
+    lab = replace(lab, groups=tuple(g for g in lab.groups if g.kind != "coverage"))
+    result = testbench_lab.grade(lab, str(testbench), tmp_path, limits=sandbox.Limits(), unsafe=False, slot=0, parallel=1,
+                                 progress=False)
+    if broken == "the harness importable":
+        assert snoop_lines(tmp_path, "LEAK import roofline_golden.fixed")
+    else:
+        assert result.score > 0  # the cheat now catches the example bugs without checking a thing
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_make_check_works_in_the_student_copy(tmp_path: Path) -> None:
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    archive = tmp_path / "student.tar.gz"
+    subprocess.run([sys.executable, "-m", "roofline_course.handout", "--out", str(archive)], cwd=REPO_ROOT, check=True,
+                   capture_output=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path, filter="data")
+    copy = tmp_path / "roofline-hw"
+    (copy / ".venv").mkdir()
+    for part in ("bin", "lib", "pyvenv.cfg"):
+        (copy / ".venv" / part).symlink_to(REPO_ROOT / ".venv" / part)
+    (copy / ".venv" / ".installed").touch()
+    python_path = os.pathsep.join(str(copy / part) for part in ("model", "core", "tb", "course", "flows", "cli"))
+    env = {**os.environ, "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
+    scores = {}
+    for testbench in ("labs/lab6/starter", str(TESTBENCHES / "weak")):
+        run_ = subprocess.run(["make", "-s", "check", "LAB=6", f"TB={testbench}"], cwd=copy, capture_output=True, text=True,
+                              env=env)
+        scores[testbench] = run_.stdout.strip().splitlines()[-1] if run_.stdout.strip() else run_.stderr
+    assert scores == {"labs/lab6/starter": "graded: 0.0/30, fewer than full marks (exit 1)",
+                      str(TESTBENCHES / "weak"): "graded: 30.0/30, full marks (exit 0)"}, scores
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_grade_all_gives_a_class_of_testbenches_its_rows_its_dashboard_and_its_similarities(tmp_path: Path) -> None:
+    classroom = tmp_path / "submissions"
+    for name, source in (("ada", SOLUTION), ("bo", TESTBENCHES / "weak"), ("cy", TESTBENCHES / "weak"), ("di", STARTER)):
+        shutil.copytree(source, classroom / name)
+    (classroom / "ed").mkdir()
+    (classroom / "ed" / "notes.txt").write_text("no testbench here")
+    out = tmp_path / "class"
+    run_ = subprocess.run([sys.executable, "-m", "roofline_course.cohort.grade_all", "--lab", str(LAB), "--submissions",
+                           str(classroom), "--out", str(out), "--jobs", "2"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert run_.returncode == 0, run_.stdout + run_.stderr
+    assert "5x the reference's slowest simulation" in (out / "time_limit.json").read_text()  # calibrated on the solution
+    rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    assert {name: (rows[name]["status"], float(rows[name]["score"] or 0)) for name in ("ada", "di", "ed")} == {
+        "ada": ("graded", 100), "di": ("graded", 0), "ed": ("no files", 0)}
+    assert rows["bo"]["score"] == rows["cy"]["score"] and 30 < float(rows["bo"]["score"]) < 90
+    assert "no test module" in rows["ed"]["first problem"]
+    page = (out / "dashboard.html").read_text()
+    assert "hidden bugs" in page and "100.0/100" in page
+    pairs = list(csv.reader((out / "similarity.csv").open()))[1:]  # shared, tokens, submission, submission
+    assert [(pair[0], *pair[2:]) for pair in pairs] == [("100%", "bo", "cy")], pairs  # the copy, and no other pair
