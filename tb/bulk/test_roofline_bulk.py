@@ -100,8 +100,8 @@ async def bulk_sweep(dut: Any) -> None:
     await tb.reset()
     helpers = start_helpers(cfg, plan)  # before the clock starts: a one-time cost
     totals = SweepTotals()
-    started = time.perf_counter()
-    simulating = waiting = 0.0
+    started, started_cpu = time.perf_counter(), time.process_time()
+    simulating = waiting = draining = 0.0
     try:
 
         def helper_of(batch: int) -> Any:
@@ -130,16 +130,39 @@ async def bulk_sweep(dut: Any) -> None:
         waited = time.perf_counter()
         for helper, ticket in checks:
             totals.add(helper.result(ticket))
-        waiting += time.perf_counter() - waited
+        draining = time.perf_counter() - waited
         seconds = time.perf_counter() - started  # every vector checked; stopping the helpers is not timed
+        cpu = time.process_time() - started_cpu
+        spent = [helper.result(helper.submit("spent")) for helper in helpers]
     finally:
         for helper in helpers:
             helper.close()
-    dut._log.info("time in the simulator %.2f s, waiting for the helper %.2f s", simulating, waiting)
-    _finish(dut, cfg, totals, seconds)
+    profile = _profile(seconds, cpu, simulating, waiting, draining, spent, len(plan))
+    dut._log.info("time in the simulator %.2f s, waiting for the helpers %.2f s before batches and %.2f s for "
+                  "the last checks\nwhere the time went (wall / CPU seconds):\n%s", simulating, waiting, draining,
+                  "\n".join(f"  {name:28s} {wall:7.3f} {cpu:7.3f}" for name, (wall, cpu) in profile["stages"].items()))
+    _finish(dut, cfg, totals, seconds, profile)
 
 
-def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> None:
+def _profile(seconds: float, cpu: float, simulating: float, waiting: float, draining: float,
+             spent: list[dict[str, list[float]]], batches: int) -> dict[str, Any]:
+    """Where a sweep's seconds went: the simulator process's and each helper stage's [wall, CPU]
+    seconds (helpers summed), and the simulator's waits on the helpers."""
+    stages: dict[str, list[float]] = {
+        "simulator process": [seconds, cpu],
+        "simulating batches": [simulating, 0.0],
+        "waiting for a batch": [waiting, 0.0],
+        "waiting for the last checks": [draining, 0.0],
+    }
+    for helper_spent in spent:
+        for stage, (wall, stage_cpu) in helper_spent.items():
+            total = stages.setdefault(f"helpers: {stage}", [0.0, 0.0])
+            total[0] += wall
+            total[1] += stage_cpu
+    return {"batches": batches, "helpers": len(spent), "stages": stages}
+
+
+def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float, profile: dict[str, Any]) -> None:
     rate = totals.checked / seconds if seconds > 0 else 0.0
     summary = (
         f"bulk {cfg.mode} sweep: {totals.checked} checked, {totals.mismatched} mismatched "
@@ -157,6 +180,7 @@ def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> 
         "seed": cfg.seed, "shard": str(cfg.shard), "lanes": cfg.lanes, "checked": totals.checked,
         "mismatched": totals.mismatched, "seconds": seconds, "vectors_per_s": rate, "bins": totals.bins,
         "failures_file": str(failures_file) if failures_file else None, "reports": totals.reports,
+        "profile": profile,
     }
     (out_dir / "sweep_stats.json").write_text(json.dumps(stats, indent=2))
     if totals.mismatched:

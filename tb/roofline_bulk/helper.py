@@ -7,7 +7,9 @@ import contextlib
 import ctypes
 import multiprocessing
 import os
+import time
 import traceback
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -20,13 +22,36 @@ from .stimulus import random_range
 from .wire import input_bytes, read_outputs
 
 _PENDING: dict[int, Vectors] = {}
+# Seconds this process spent in each stage of its jobs, [wall, CPU], since `spent` last emptied it.
+_SPENT: dict[str, list[float]] = {}
+
+
+@contextlib.contextmanager
+def timed(stage: str) -> Iterator[None]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        total = _SPENT.setdefault(stage, [0.0, 0.0])
+        total[0] += time.perf_counter() - wall
+        total[1] += time.process_time() - cpu
+
+
+def spent() -> dict[str, list[float]]:
+    """The [wall, CPU] seconds of each stage since the last call (the sweep's profile), then zero."""
+    totals = {stage: list(seconds) for stage, seconds in _SPENT.items()}
+    _SPENT.clear()
+    return totals
 
 
 def prepare(cfg: SweepConfig, batch: int, start: int, stop: int, path: str) -> tuple[int, int]:
     """Make batch `batch` and write its input file; returns (vectors, beats)."""
-    vectors = cfg.vectors(start, stop)
-    data, beats = input_bytes(cfg, vectors)
-    overwrite(path, data)
+    with timed("stimulus"):
+        vectors = cfg.vectors(start, stop)
+    with timed("input wire format"):
+        data, beats = input_bytes(cfg, vectors)
+    with timed("input file write"):
+        overwrite(path, data)
     _PENDING[batch] = vectors
     return len(vectors), beats
 
@@ -34,7 +59,12 @@ def prepare(cfg: SweepConfig, batch: int, start: int, stop: int, path: str) -> t
 def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
     """Check batch `batch` against the output file the testbench wrote."""
     vectors = _PENDING.pop(batch)
-    return check_batch(cfg, vectors, read_outputs(cfg, Path(path).read_bytes(), len(vectors)))
+    with timed("output file read"):
+        data = Path(path).read_bytes()
+    with timed("output wire format"):
+        actual = read_outputs(cfg, data, len(vectors))
+    with timed("check"):
+        return check_batch(cfg, vectors, actual)
 
 
 def overwrite(path: str, data: bytes) -> None:
@@ -62,7 +92,7 @@ def warm_up(cfg: SweepConfig, size: int) -> None:
     check_batch(cfg, vectors, expected_outputs(cfg, vectors))
 
 
-JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up}
+JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up, "spent": spent}
 
 
 # Two helpers: with the simulator, they keep two cores busy; a batch's numpy work (make it,
