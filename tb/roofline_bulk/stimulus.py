@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -79,11 +78,11 @@ def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = B
     anchored = np.zeros(BLOCK, dtype=bool)
     for level in range(levels):
         kinds = _KIND_SLOTS[_below_index(rng, len(_KIND_SLOTS), BLOCK)]
-        bws[:, level], ais[:, level], peak_override = _level(rng, fmt, peak, kinds)
+        peak_override = _level(rng, fmt, peak, kinds, bws[:, level], ais[:, level])
         takes_peak = peak_override != 0
         if level > 0:  # nothing is anchored before the first level
             takes_peak &= ~anchored
-        np.subtract(peak_override, U64(1), out=peak, where=takes_peak)
+        peak = np.where(takes_peak, peak_override - U64(1), peak)
         if level < levels - 1:  # the last level's anchors bind no later level
             anchored |= takes_peak
             anchored |= kinds == _NEAR_RIDGE
@@ -155,31 +154,35 @@ def _below_index(rng: np.random.Generator, choices: int, n: int) -> NDArray[np.i
     return _below(rng, choices, n).view(np.int64)  # each value < 2^32: the same number either way
 
 
-@cache
-def _log_uniform_tables(bits: int) -> tuple[Array, Array]:
-    """For each bit length 0 .. bits: the mask of its random low bits and its top bit."""
-    lengths = range(bits + 1)
-    low_mask = np.array([(1 << max(length - 1, 0)) - 1 for length in lengths], dtype=np.uint64)
-    top_bit = np.array([(1 << length) >> 1 for length in lengths], dtype=np.uint64)
-    return low_mask, top_bit
-
-
 def _log_uniform(rng: np.random.Generator, bits: int, n: int) -> Array:
     """Bit length uniform in 0 .. bits, so small and large magnitudes are equally common: a value
     of length l > 0 is its top bit 2^(l-1) over l-1 uniform bits; length 0 is 0."""
-    length = _below_index(rng, bits + 1, n)
-    low_mask, top_bit = _log_uniform_tables(bits)
+    length = _below(rng, bits + 1, n)
+    # Its top bit 2^(l-1) (none for l = 0) and the mask of the l-1 bits below it, by arithmetic:
+    # two table look-ups cost more. Every shift count stays below 64.
+    if bits < 64:
+        power = np.left_shift(U64(1), length)  # 2^l
+        top_bit = power >> U64(1)
+        power -= U64(1)
+        low_mask = power >> U64(1)  # (2^l - 1) >> 1: l-1 ones, and none for l = 0
+    else:
+        shift = np.maximum(length, U64(1))
+        shift -= U64(1)
+        top_bit = np.left_shift(U64(1), shift)
+        top_bit *= length != 0
+        low_mask = np.maximum(top_bit, U64(1))
+        low_mask -= U64(1)
     values = rng.bit_generator.random_raw(n)
-    values &= low_mask[length]
-    values |= top_bit[length]
+    values &= low_mask
+    values |= top_bit
     return values
 
 
-def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.uint8]) -> tuple[Array, Array, Array]:
-    """(bw, ai, peak_override + 1 or 0) of one level, each vector built for its kind."""
+def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[np.uint8], bw: Array, ai: Array) -> Array:
+    """One level's bw and ai, each vector built for its kind, into `bw` and `ai` (the level's
+    columns); returns peak_override + 1, or 0 where the level leaves peak alone."""
     n, w = peak.size, fmt.width
-    bw = np.empty(n, dtype=np.uint64)  # every row is of one kind, and each kind fills its rows
-    ai = np.empty(n, dtype=np.uint64)
+    # bw and ai need no zeros first: every row is of one kind, and each kind fills its rows.
     override = np.zeros(n, dtype=np.uint64)
     for kind_index, kind in enumerate(KINDS):
         rows = np.flatnonzero(kinds == kind_index)
@@ -204,7 +207,7 @@ def _level(rng: np.random.Generator, fmt: QFormat, peak: Array, kinds: NDArray[n
             bw[rows[which == 0]] = 0
             ai[rows[which == 1]] = 0
             override[rows[which == 2]] = 1  # peak = 0
-    return bw, ai, override
+    return override
 
 
 def _near_ridge(rng: np.random.Generator, fmt: QFormat, peak: Array) -> tuple[Array, Array]:
@@ -213,7 +216,7 @@ def _near_ridge(rng: np.random.Generator, fmt: QFormat, peak: Array) -> tuple[Ar
     bw = _log_uniform(rng, w, m)
     if w + f > 62:  # peak * 2^F would not fit the int64 arithmetic below
         return bw, _log_uniform(rng, w, m)
-    np.maximum(bw, U64(1), out=bw)
+    bw |= bw == 0  # at least 1
     ridge_ai = peak << U64(f)
     ridge_ai //= bw
     ai = ridge_ai.view(np.int64)  # below 2^62: the same number as int64
@@ -266,7 +269,7 @@ def _residue_level(rng: np.random.Generator, fmt: QFormat, n: int) -> tuple[Arra
     else:
         product_hi, product_lo = mul_wide(ai, bw)
         ridge = (product_lo >> U64(f)) | (product_hi << U64(64 - f))
-    np.add(ridge, U64(1), out=ridge, where=choice == 0)
+    ridge += choice == 0  # one more on step_below
     on_ridge = (choice < 2) & (ridge <= U64(fmt.max_raw))  # else a random peak
     return bw, ai, np.where(on_ridge, ridge, _log_uniform(rng, w, n))
 
