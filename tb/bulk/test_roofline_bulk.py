@@ -101,7 +101,7 @@ async def bulk_sweep(dut: Any) -> None:
     helpers = start_helpers(cfg, plan)  # before the clock starts: a one-time cost
     totals = SweepTotals()
     started, started_cpu = time.perf_counter(), time.process_time()
-    simulating = waiting = draining = 0.0
+    simulating = simulating_cpu = waiting = draining = 0.0
     try:
 
         def helper_of(batch: int) -> Any:
@@ -119,10 +119,11 @@ async def bulk_sweep(dut: Any) -> None:
             ahead = batch + len(helpers)
             if ahead < len(plan):
                 prepared[ahead] = prepare(ahead)  # made while this batch simulates
-            simulated = time.perf_counter()
+            simulated, simulated_cpu = time.perf_counter(), time.process_time()
             await tb.run_batch(beats, batch_slot(batch))
             tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated
+            simulating_cpu += time.process_time() - simulated_cpu
             checks.append((helper_of(batch), helper_of(batch).submit("check", cfg, batch, batch_paths(cfg, batch)[1])))
             done = sum(stop - start for start, stop in plan[: batch + 1])
             rate = rate_text(done / (time.perf_counter() - started))
@@ -137,20 +138,22 @@ async def bulk_sweep(dut: Any) -> None:
     finally:
         for helper in helpers:
             helper.close()
-    profile = _profile(seconds, cpu, simulating, waiting, draining, spent, len(plan))
+    profile = _profile(seconds, cpu, (simulating, simulating_cpu), waiting, draining, spent, len(plan))
     dut._log.info("time in the simulator %.2f s, waiting for the helpers %.2f s before batches and %.2f s for "
                   "the last checks\nwhere the time went (wall / CPU seconds):\n%s", simulating, waiting, draining,
                   "\n".join(f"  {name:28s} {wall:7.3f} {cpu:7.3f}" for name, (wall, cpu) in profile["stages"].items()))
     _finish(dut, cfg, totals, seconds, profile)
 
 
-def _profile(seconds: float, cpu: float, simulating: float, waiting: float, draining: float,
+def _profile(seconds: float, cpu: float, simulating: tuple[float, float], waiting: float, draining: float,
              spent: list[dict[str, list[float]]], batches: int) -> dict[str, Any]:
     """Where a sweep's seconds went: the simulator process's and each helper stage's [wall, CPU]
-    seconds (helpers summed), and the simulator's waits on the helpers."""
+    seconds (helpers summed), and the simulator's waits on the helpers. The simulator process's CPU
+    while its batches run is the model, the testbench and its DPI I/O; the rest of its CPU is cocotb
+    and the Python that hands batches to the helpers and back."""
     stages: dict[str, list[float]] = {
         "simulator process": [seconds, cpu],
-        "simulating batches": [simulating, 0.0],
+        "simulating batches": list(simulating),
         "waiting for a batch": [waiting, 0.0],
         "waiting for the last checks": [draining, 0.0],
     }
