@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 1
     document = {
-        "command": "make benchmark" + ("" if argv is None else " " + " ".join(argv)),
+        "command": " ".join(["make benchmark", *(sys.argv[1:] if argv is None else argv)]),  # BENCHMARK_ARGS too
         "format": FMT.name,
         "repeats": args.repeats,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
