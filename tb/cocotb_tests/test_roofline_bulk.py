@@ -15,7 +15,7 @@ from typing import Any
 import cocotb
 from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
-from roofline_bulk import beats as wire
+from roofline_bulk import beats as layout
 from roofline_bulk import replay
 from roofline_bulk.check import SweepTotals
 from roofline_bulk.config import SweepConfig
@@ -71,7 +71,7 @@ class BulkTB:
         position = first_vector + beat * cfg.lanes + lane
         vectors = cfg.vectors(position, position + 1)
         index = int(vectors.index[0])
-        signal = _signal_name(wire.result_fields(cfg)[field][0])
+        signal = _signal_name(layout.result_fields(cfg)[field][0])
         inputs = inputs_text(cfg.fmt, *vectors.row(0))
         raise AssertionError(
             f"X/Z {cfg.top} [bulk {cfg.mode} vector {index}]: {signal} holds X/Z\n  inputs  : " + ", ".join(inputs)
@@ -101,8 +101,8 @@ async def bulk_sweep(dut: Any) -> None:
     await tb.reset()
     helpers = start_helpers(cfg, plan)  # before the clock starts: a one-time cost
     totals = SweepTotals()
-    started = time.perf_counter()
-    simulating = waiting = 0.0
+    started, started_cpu = time.perf_counter(), time.process_time()
+    simulating = simulating_cpu = waiting = draining = 0.0
     try:
 
         def helper_of(batch: int) -> Any:
@@ -120,10 +120,11 @@ async def bulk_sweep(dut: Any) -> None:
             ahead = batch + len(helpers)
             if ahead < len(plan):
                 prepared[ahead] = prepare(ahead)  # made while this batch simulates
-            simulated = time.perf_counter()
+            simulated, simulated_cpu = time.perf_counter(), time.process_time()
             await tb.run_batch(beats, batch_slot(batch))
             tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated
+            simulating_cpu += time.process_time() - simulated_cpu
             checks.append((helper_of(batch), helper_of(batch).submit("check", cfg, batch, batch_paths(cfg, batch)[1])))
             done = sum(stop - start for start, stop in plan[: batch + 1])
             rate = rate_text(done / (time.perf_counter() - started))
@@ -131,16 +132,41 @@ async def bulk_sweep(dut: Any) -> None:
         waited = time.perf_counter()
         for helper, ticket in checks:
             totals.add(helper.result(ticket))
-        waiting += time.perf_counter() - waited
+        draining = time.perf_counter() - waited
         seconds = time.perf_counter() - started  # every vector checked; stopping the helpers is not timed
+        cpu = time.process_time() - started_cpu
+        spent = [helper.result(helper.submit("spent")) for helper in helpers]
     finally:
         for helper in helpers:
             helper.close()
-    dut._log.info("time in the simulator %.2f s, waiting for the helper %.2f s", simulating, waiting)
-    _finish(dut, cfg, totals, seconds)
+    profile = _profile(seconds, cpu, (simulating, simulating_cpu), waiting, draining, spent, len(plan))
+    dut._log.info("time in the simulator %.2f s, waiting for the helpers %.2f s before batches and %.2f s for "
+                  "the last checks\nwhere the time went (wall / CPU seconds):\n%s", simulating, waiting, draining,
+                  "\n".join(f"  {name:28s} {wall:7.3f} {cpu:7.3f}" for name, (wall, cpu) in profile["stages"].items()))
+    _finish(dut, cfg, totals, seconds, profile)
 
 
-def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> None:
+def _profile(seconds: float, cpu: float, simulating: tuple[float, float], waiting: float, draining: float,
+             spent: list[dict[str, list[float]]], batches: int) -> dict[str, Any]:
+    """Where a sweep's seconds went: the simulator process's and each helper stage's [wall, CPU]
+    seconds (helpers summed), and the simulator's waits on the helpers. The simulator process's CPU
+    while its batches run is the model, the testbench and its DPI I/O; the rest of its CPU is cocotb
+    and the Python that hands batches to the helpers and back."""
+    stages: dict[str, list[float]] = {
+        "simulator process": [seconds, cpu],
+        "simulating batches": list(simulating),
+        "waiting for a batch": [waiting, 0.0],
+        "waiting for the last checks": [draining, 0.0],
+    }
+    for helper_spent in spent:
+        for stage, (wall, stage_cpu) in helper_spent.items():
+            total = stages.setdefault(f"helpers: {stage}", [0.0, 0.0])
+            total[0] += wall
+            total[1] += stage_cpu
+    return {"batches": batches, "helpers": len(spent), "stages": stages}
+
+
+def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float, profile: dict[str, Any]) -> None:
     rate = totals.checked / seconds if seconds > 0 else 0.0
     summary = (
         f"bulk {cfg.mode} sweep: {totals.checked} checked, {totals.mismatched} mismatched "
@@ -158,6 +184,7 @@ def _finish(dut: Any, cfg: SweepConfig, totals: SweepTotals, seconds: float) -> 
         "seed": cfg.seed, "shard": str(cfg.shard), "lanes": cfg.lanes, "checked": totals.checked,
         "mismatched": totals.mismatched, "seconds": seconds, "vectors_per_s": rate, "bins": totals.bins,
         "failures_file": str(failures_file) if failures_file else None, "reports": totals.reports,
+        "profile": profile,
     }
     (out_dir / "sweep_stats.json").write_text(json.dumps(stats, indent=2))
     if totals.mismatched:

@@ -1,120 +1,113 @@
-// File I/O of roofline_bulk_tb on Verilator, through DPI: one read of the whole batch file and
-// one write of all results, instead of $fread's and $fwrite's character-at-a-time stdio
-// calls (a locked fgetc per byte once the simulator process has a second thread).
+// File I/O of roofline_bulk_tb on Verilator, through DPI: a batch's two files are mapped into
+// memory, and each beat is one copy from the input file or into the output file, instead of
+// $fread's and $fwrite's character-at-a-time stdio calls (a locked fgetc per byte once the
+// simulator process has a second thread).
 //
-// The files hold one little-endian 64-bit word per field, so that numpy writes and reads them
-// as plain arrays and the bit packing happens here, in C++ (roofline_bulk/wire.py, "columns"):
+// The files hold one little-endian 64-bit word per field (roofline_bulk/beats.py, "columns"), and
+// on Verilator so do the wrapper's beats: each field has a 64-bit word of its own, lane 0 lowest.
+// A beat is therefore the file's next words as they lie, and nothing is packed or unpacked here:
 //   input:  per vector, its lane's fields in beat order (ai[0..L-1], bw[0..L-1], peak);
 //   output: per vector, cap, mem_bound and, for the hierarchy, binding and level_cap[0..L-1].
 // Icarus has no DPI and reads and writes the packed beats of the wrapper's header instead.
+//
+// Each file stays mapped from one batch to the next (the helpers reuse SLOTS pairs of files),
+// so a batch costs no page faults once every slot has been used; a file whose size changed
+// (the last, shorter batch) is mapped again.
 #include <fcntl.h>
 #include <svdpi.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
+#include <cstring>
+#include <map>
 #include <string>
-#include <vector>
 
 namespace {
-std::vector<uint64_t> g_input;
-size_t g_input_pos = 0;
-std::vector<uint64_t> g_output;
-std::string g_output_path;
-
-// Packs `count` fields of `width` bits (width <= 64) tight into a beat of 32-bit words, field 0
-// lowest, and zeroes the beat's words above them up to `words`.
-void pack(svBitVecVal* beat, int words, const uint64_t* fields, int count, int width) {
-    const uint64_t mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
-    unsigned __int128 pending = 0;  // bits not yet stored, lowest first
-    int pending_bits = 0, word = 0;
-    for (int i = 0; i < count; ++i) {
-        pending |= static_cast<unsigned __int128>(fields[i] & mask) << pending_bits;
-        pending_bits += width;
-        for (; pending_bits >= 32; pending_bits -= 32, pending >>= 32) beat[word++] = static_cast<svBitVecVal>(pending);
-    }
-    if (pending_bits > 0) beat[word++] = static_cast<svBitVecVal>(pending);
-    while (word < words) beat[word++] = 0;
-}
-
-// Reads a beat's fields in order, lowest first, each of the width asked for (<= 64 bits).
-class Unpacker {
-  public:
-    explicit Unpacker(const svBitVecVal* beat) : beat_(beat) {}
-    uint64_t next(int width) {
-        for (; pending_bits_ < width; pending_bits_ += 32) pending_ |= static_cast<unsigned __int128>(*beat_++) << pending_bits_;
-        const uint64_t value = static_cast<uint64_t>(pending_) & (width == 64 ? ~0ULL : (1ULL << width) - 1);
-        pending_ >>= width;
-        pending_bits_ -= width;
-        return value;
-    }
-
-  private:
-    const svBitVecVal* beat_;
-    unsigned __int128 pending_ = 0;
-    int pending_bits_ = 0;
+struct Mapping {
+    dev_t device = 0;
+    ino_t inode = 0;
+    size_t size = 0;
+    uint8_t* data = nullptr;
 };
+
+std::map<std::string, Mapping> g_mappings;  // by path: at most 2 * SLOTS files
+const uint8_t* g_input = nullptr;
+size_t g_input_size = 0, g_input_pos = 0;
+uint8_t* g_output = nullptr;
+size_t g_output_size = 0, g_output_pos = 0;
+bool g_output_overflowed = false;
+
+// `path` mapped whole (writable for the output); the same mapping as last time when the file is
+// the same file of the same size. Returns nullptr when it cannot be mapped.
+uint8_t* map_file(const std::string& path, int fd, size_t size, bool writable) {
+    struct stat info {};
+    if (fstat(fd, &info) != 0 || static_cast<size_t>(info.st_size) != size || size == 0) return nullptr;
+    Mapping& mapping = g_mappings[path];
+    if (mapping.data != nullptr && mapping.device == info.st_dev && mapping.inode == info.st_ino && mapping.size == size)
+        return mapping.data;
+    if (mapping.data != nullptr) munmap(mapping.data, mapping.size);
+    void* data = mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+    mapping = Mapping{};
+    if (data == MAP_FAILED) return nullptr;
+    mapping = Mapping{info.st_dev, info.st_ino, size, static_cast<uint8_t*>(data)};
+    return mapping.data;
+}
 }  // namespace
 
-// Loads the whole input file; returns 0 when it cannot be read or is not whole words.
-extern "C" int roofline_bulk_open(const char* in_path, const char* out_path) {
-    g_input.clear();
-    g_input_pos = 0;
-    g_output.clear();
-    g_output_path = out_path;
-    FILE* file = std::fopen(in_path, "rb");
-    if (file == nullptr) return 0;
-    uint64_t chunk[1 << 13];
-    size_t got;
-    bool whole = true;
-    while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
-        whole = got % sizeof(uint64_t) == 0;
-        g_input.insert(g_input.end(), chunk, chunk + got / sizeof(uint64_t));
-    }
-    std::fclose(file);
-    return whole ? 1 : 0;
+// Maps the batch's input file and sizes and maps its output file for `out_beats` beats of
+// `out_words` 32-bit words. Returns 0 when either cannot be, or the input is not whole words.
+extern "C" int roofline_bulk_open(const char* in_path, const char* out_path, int out_beats, int out_words) {
+    g_input = g_output = nullptr;
+    g_input_size = g_input_pos = g_output_size = g_output_pos = 0;
+    g_output_overflowed = false;
+    const int in_fd = open(in_path, O_RDONLY);
+    if (in_fd < 0) return 0;
+    struct stat info {};
+    const bool sized = fstat(in_fd, &info) == 0 && info.st_size % sizeof(uint64_t) == 0;
+    g_input_size = sized ? static_cast<size_t>(info.st_size) : 0;
+    g_input = sized ? map_file(in_path, in_fd, g_input_size, false) : nullptr;
+    close(in_fd);
+    if (g_input == nullptr) return 0;
+    const int out_fd = open(out_path, O_RDWR | O_CREAT, 0644);
+    if (out_fd < 0) return 0;
+    // Sized, not truncated first: the file is reused every few batches, and its cached pages
+    // (mapped here already) are overwritten in place.
+    g_output_size = static_cast<size_t>(out_beats) * static_cast<size_t>(out_words) * 4;
+    const bool resized = fstat(out_fd, &info) == 0 &&
+                         (static_cast<size_t>(info.st_size) == g_output_size ||
+                          ftruncate(out_fd, static_cast<off_t>(g_output_size)) == 0);
+    g_output = resized ? map_file(out_path, out_fd, g_output_size, true) : nullptr;
+    close(out_fd);
+    return g_output != nullptr ? 1 : 0;
 }
 
-// The next beat: `count` fields of `width` bits each, packed tight from bit 0 (the wrapper's
-// lanes and their fields in order). Returns 0 when the file has fewer fields left.
-extern "C" int roofline_bulk_read(svBitVecVal* beat, int beat_bits, int count, int width) {
-    if (g_input_pos + static_cast<size_t>(count) > g_input.size()) return 0;
-    pack(beat, (beat_bits + 31) / 32, &g_input[g_input_pos], count, width);
-    g_input_pos += count;
+// The next beat of `words` 32-bit words. Returns 0 when the file has fewer left.
+extern "C" int roofline_bulk_read(svBitVecVal* beat, int words) {
+    const size_t bytes = static_cast<size_t>(words) * 4;
+    if (g_input == nullptr || g_input_pos + bytes > g_input_size) return 0;
+    std::memcpy(beat, g_input + g_input_pos, bytes);
+    g_input_pos += bytes;
     return 1;
 }
 
-// Appends one result beat: `lanes` lanes of result_bits bits each, lane 0 lowest, each lane's
-// fields cap (width), mem_bound (1) and, when levels > 0, binding (index_bits) and levels level
-// caps (width).
-extern "C" void roofline_bulk_write(const svBitVecVal* beat, int lanes, int width, int levels, int index_bits) {
-    const size_t fields = levels > 0 ? 3 + levels : 2;
-    size_t at = g_output.size();
-    g_output.resize(at + lanes * fields);
-    Unpacker unpacker(beat);
-    for (int lane = 0; lane < lanes; ++lane) {
-        g_output[at++] = unpacker.next(width);
-        g_output[at++] = unpacker.next(1);
-        if (levels == 0) continue;
-        g_output[at++] = unpacker.next(index_bits);
-        for (int level = 0; level < levels; ++level) g_output[at++] = unpacker.next(width);
+// Appends one result beat of `words` 32-bit words; past the size given to open, it is dropped
+// and roofline_bulk_close fails.
+extern "C" void roofline_bulk_write(const svBitVecVal* beat, int words) {
+    const size_t bytes = static_cast<size_t>(words) * 4;
+    if (g_output == nullptr || g_output_pos + bytes > g_output_size) {
+        g_output_overflowed = true;
+        return;
     }
+    std::memcpy(g_output + g_output_pos, beat, bytes);
+    g_output_pos += bytes;
 }
 
-// Writes every result at once, over the file's old bytes: the file is reused every few batches,
-// and overwriting its cached pages costs a fraction of truncating it first. Returns 0 when the
-// file cannot be written.
+// The batch's results are in the output file's pages already (a shared mapping: a reader sees
+// them as soon as they are stored). Returns 0 when the file did not get exactly every beat.
 extern "C" int roofline_bulk_close() {
-    const int fd = open(g_output_path.c_str(), O_WRONLY | O_CREAT, 0644);
-    if (fd < 0) return 0;
-    const char* data = reinterpret_cast<const char*>(g_output.data());
-    const size_t size = g_output.size() * sizeof(uint64_t);
-    size_t written = 0;
-    while (written < size) {
-        const ssize_t step = write(fd, data + written, size - written);
-        if (step <= 0) break;
-        written += static_cast<size_t>(step);
-    }
-    const bool ok = written == size && ftruncate(fd, static_cast<off_t>(size)) == 0;
-    return (close(fd) == 0 && ok) ? 1 : 0;
+    const bool whole = g_output != nullptr && !g_output_overflowed && g_output_pos == g_output_size;
+    g_input = g_output = nullptr;
+    return whole ? 1 : 0;
 }

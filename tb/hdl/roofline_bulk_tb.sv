@@ -8,16 +8,18 @@
 // HIERARCHY = 1), writes one output beat per result beat, then pulses done_o. Nothing
 // crosses VPI per vector, and the only per-vector work outside the RTL is file I/O.
 //
-// The beats below are what the wrapper streams. On Icarus the files hold them as they are. On
-// the other simulator the files hold one 64-bit word per field, and roofline_bulk_io.cpp (DPI)
-// packs and unpacks the beats, so numpy never packs bits.
-// Input beat, read with $fread (big-endian): LANES lanes, lane 0 in the low bits, each lane
-//   the W-bit fields {peak, bw[L-1] .. bw[0], ai[L-1] .. ai[0]} packed tight, ai[0] lowest;
+// The beats below are what the wrapper streams. On Icarus the files hold them as they are, and
+// the fields are packed tight. On Verilator every field of a beat has a 64-bit word of its own
+// (FIELD_W = 64, the field in its low bits), the files hold one 64-bit word per field in the
+// same order, and roofline_bulk_io.cpp (DPI) copies a beat from or to its file as it lies: no
+// bit is packed or unpacked on the way, in numpy or in C++.
+// Input beat, read with $fread (big-endian) on Icarus: LANES lanes, lane 0 in the low bits, each
+//   lane the fields {peak, bw[L-1] .. bw[0], ai[L-1] .. ai[0]}, ai[0] lowest, FIELD_W bits each;
 //   the beat is zero-padded at the top to whole bytes.
-// Output beat, written with %u (little-endian 32-bit words, low word first): LANES lanes,
-//   lane 0 in the low bits, each lane packed tight from its low bits up: cap (W bits),
-//   mem_bound, and for the hierarchy binding ($clog2(L+1) bits) and level_cap[0 .. L-1];
-//   the beat is zero-padded at the top to whole 32-bit words.
+// Output beat, written with %u (little-endian 32-bit words, low word first) on Icarus: LANES
+//   lanes, lane 0 in the low bits, each lane from its low bits up: cap (W bits), mem_bound, and
+//   for the hierarchy binding ($clog2(L+1) bits) and level_cap[0 .. L-1], packed tight on
+//   Icarus and FIELD_W bits each on Verilator; the beat is zero-padded to whole 32-bit words.
 // Files are <dir>/bulk_in_<slot_i>.bin and <dir>/bulk_out_<slot_i>.bin, <dir> from the plusarg
 // +roofline_dir=<path> (default "."): the helpers write the next batches while this one streams.
 module roofline_bulk_tb #(
@@ -42,23 +44,32 @@ module roofline_bulk_tb #(
 );
   localparam int W         = INT_BITS + FRAC_BITS;
   localparam int L         = (HIERARCHY != 0) ? LEVELS : 1;
-  localparam int LANE_IN_W = (1 + 2 * L) * W;
+`ifdef VERILATOR
+  localparam int FIELD_W   = 64;  // each field in a 64-bit word, as the files hold it
+`else
+  localparam int FIELD_W   = W;   // fields packed tight, as $fread and $fwrite move them
+`endif
+  localparam int LANE_IN_W = (1 + 2 * L) * FIELD_W;
   localparam int IN_BYTES  = (LANES * LANE_IN_W + 7) / 8;
   localparam int IN_W      = 8 * IN_BYTES;
   localparam int IDX_W     = $clog2(L + 1);
-  localparam int RESULT_W  = (HIERARCHY != 0) ? W + 1 + IDX_W + L * W : W + 1;
-  localparam int OUT_W     = 32 * ((LANES * RESULT_W + 31) / 32);
   localparam int FIELDS    = (HIERARCHY != 0) ? 3 + L : 2;
+`ifdef VERILATOR
+  localparam int RESULT_W  = FIELDS * FIELD_W;
+`else
+  localparam int RESULT_W  = (HIERARCHY != 0) ? W + 1 + IDX_W + L * W : W + 1;
+`endif
+  localparam int OUT_W     = 32 * ((LANES * RESULT_W + 31) / 32);
   localparam int CLK_HALF_NS = 5;
 
 `ifdef VERILATOR
-  // With Verilator, whole batches are read and written through DPI (roofline_bulk_io.cpp); Icarus has
-  // no DPI and uses $fread and $fwrite on the same files.
-  import "DPI-C" function int roofline_bulk_open(input string in_path, input string out_path);
-  import "DPI-C" function int roofline_bulk_read(output bit [IN_W-1:0] beat, input int beat_bits, input int count,
-                                                 input int width);
-  import "DPI-C" function void roofline_bulk_write(input bit [OUT_W-1:0] beat, input int lanes, input int width,
-                                                   input int levels, input int index_bits);
+  // With Verilator, a batch's files are mapped into memory through DPI (roofline_bulk_io.cpp) and
+  // each beat is one copy of IN_W / 32 or OUT_W / 32 words; Icarus has no DPI and uses $fread and
+  // $fwrite on the same files.
+  import "DPI-C" function int roofline_bulk_open(input string in_path, input string out_path, input int out_beats,
+                                                 input int out_words);
+  import "DPI-C" function int roofline_bulk_read(output bit [IN_W-1:0] beat, input int words);
+  import "DPI-C" function void roofline_bulk_write(input bit [OUT_W-1:0] beat, input int words);
   import "DPI-C" function int roofline_bulk_close();
 `endif
 
@@ -86,7 +97,8 @@ module roofline_bulk_tb #(
       in_path  = $sformatf("%s/bulk_in_%0d.bin", dir, slot_i);
       out_path = $sformatf("%s/bulk_out_%0d.bin", dir, slot_i);
 `ifdef VERILATOR
-      if (roofline_bulk_open(in_path, out_path) == 0) $fatal(1, "roofline_bulk_tb: cannot read %s", in_path);
+      if (roofline_bulk_open(in_path, out_path, beats_i, OUT_W / 32) == 0)
+        $fatal(1, "roofline_bulk_tb: cannot read %s or write %s", in_path, out_path);
 `else
       in_fd  = $fopen(in_path, "rb");
       out_fd = $fopen(out_path, "wb");
@@ -98,7 +110,7 @@ module roofline_bulk_tb #(
     end else if (!src_valid || src_ready) begin
       if (to_read != 0) begin
 `ifdef VERILATOR
-        if (roofline_bulk_read(next_beat, IN_W, LANES * (1 + 2 * L), W) == 0)
+        if (roofline_bulk_read(next_beat, IN_W / 32) == 0)
           $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
 `else
         if ($fread(next_beat, in_fd) != IN_BYTES) $fatal(1, "roofline_bulk_tb: %s ended early", in_path);
@@ -132,8 +144,12 @@ module roofline_bulk_tb #(
     logic [LANE_IN_W-1:0] fields;
     logic [W-1:0]         peak;
     logic [L*W-1:0]       bw, ai;
-    assign fields         = in_beat[lane*LANE_IN_W +: LANE_IN_W];
-    assign {peak, bw, ai} = fields;
+    assign fields = in_beat[lane*LANE_IN_W +: LANE_IN_W];
+    assign peak   = fields[2*L*FIELD_W +: W];
+    for (genvar level = 0; level < L; level++) begin : gen_level_fields
+      assign ai[level*W +: W] = fields[level*FIELD_W +: W];
+      assign bw[level*W +: W] = fields[(L+level)*FIELD_W +: W];
+    end
 
     if (HIERARCHY != 0) begin : gen_hierarchy
       logic [W-1:0]     cap;
@@ -144,14 +160,25 @@ module roofline_bulk_tb #(
         .peak_i(peak), .bw_i(bw), .ai_i(ai),
         .cap_o(cap), .level_cap_o(level_cap), .mem_bound_o(mem_bound), .binding_o(binding)
       );
+`ifdef VERILATOR
+      assign lane_results[lane*RESULT_W +: 3*FIELD_W] = {FIELD_W'(binding), FIELD_W'(mem_bound), FIELD_W'(cap)};
+      for (genvar level = 0; level < L; level++) begin : gen_level_cap_fields
+        assign lane_results[lane*RESULT_W + (3+level)*FIELD_W +: FIELD_W] = FIELD_W'(level_cap[level*W +: W]);
+      end
+`else
       assign lane_results[lane*RESULT_W +: RESULT_W] = {level_cap, binding, mem_bound, cap};
+`endif
     end else begin : gen_attainable
       logic [W-1:0] cap;
       logic         mem_bound;
       roofline_attainable #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS)) u_dut (
         .peak_i(peak), .bw_i(bw), .ai_i(ai), .cap_o(cap), .mem_bound_o(mem_bound)
       );
+`ifdef VERILATOR
+      assign lane_results[lane*RESULT_W +: RESULT_W] = {FIELD_W'(mem_bound), FIELD_W'(cap)};
+`else
       assign lane_results[lane*RESULT_W +: RESULT_W] = {mem_bound, cap};
+`endif
     end
   end
 
@@ -190,7 +217,7 @@ module roofline_bulk_tb #(
       if (!unknown_o && $isunknown(sink_beat)) note_first_unknown(sink_beat, beats - to_write);
 `endif
 `ifdef VERILATOR
-      roofline_bulk_write(OUT_W'(sink_beat), LANES, W, (HIERARCHY != 0) ? L : 0, IDX_W);
+      roofline_bulk_write(OUT_W'(sink_beat), OUT_W / 32);
 `else
       $fwrite(out_fd, "%u", OUT_W'(sink_beat));
 `endif

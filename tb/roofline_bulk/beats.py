@@ -2,11 +2,13 @@
 
 Each input beat holds LANES vectors; each result beat LANES results, lane 0 lowest. Icarus reads
 and writes the beats themselves ($fread, $fwrite). On Verilator the files are "columns": one
-little-endian 64-bit word per field, in the same order, and the DPI code packs the beats.
+little-endian 64-bit word per field, in the same order, which is also how the Verilator beats
+hold them (a 64-bit word per field), so the DPI code copies beats as they lie.
 """
 
 from __future__ import annotations
 
+import mmap
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,19 +49,42 @@ def columns(cfg: SweepConfig) -> bool:
     return cfg.sim == "verilator"
 
 
+def input_beats(cfg: SweepConfig, count: int) -> int:
+    """Input beats of a batch of `count` vectors: LANES vectors per beat, the last zero-padded."""
+    return -(-count // cfg.lanes)
+
+
+def column_words(cfg: SweepConfig, count: int) -> int:
+    """64-bit words of a batch's input file in columns: 1 + 2L per vector, whole beats."""
+    return input_beats(cfg, count) * cfg.lanes * (1 + 2 * cfg.levels)
+
+
+def fill_columns(words: NDArray[np.uint64], vectors: Vectors) -> None:
+    """Lay a batch out in `words` (column_words of them, say a mapped input file) as 64-bit words:
+    per vector ai[0..L-1], bw[0..L-1], peak; the padding vectors of the last beat are zeros."""
+    count, levels = len(vectors), vectors.ais.shape[1]
+    table = words.reshape(-1, 1 + 2 * levels)
+    table[:count, :levels] = vectors.ais
+    table[:count, levels : 2 * levels] = vectors.bws
+    table[:count, 2 * levels] = vectors.peak
+    table[count:] = 0
+
+
 def input_bytes(cfg: SweepConfig, vectors: Vectors) -> tuple[bytes, int]:
     """The input file of a batch and its beat count: LANES vectors per beat, zero-padded.
 
     Each lane holds ai[0..L-1], bw[0..L-1], peak from its low bits up; lane 0 is lowest.
     """
     lanes, width, levels = cfg.lanes, cfg.fmt.width, vectors.ais.shape[1]
-    beats = -(-len(vectors) // lanes)
+    beats = input_beats(cfg, len(vectors))
+    if columns(cfg):
+        words = np.empty(column_words(cfg, len(vectors)), dtype="<u8")
+        fill_columns(words, vectors)
+        return words.tobytes(), beats
     padded = np.zeros((beats * lanes, 1 + 2 * levels), dtype="<u8")
     padded[: len(vectors), :levels] = vectors.ais
     padded[: len(vectors), levels : 2 * levels] = vectors.bws
     padded[: len(vectors), 2 * levels] = vectors.peak
-    if columns(cfg):
-        return padded.tobytes(), beats
     lane_bits = padded.shape[1] * width
     if width % 8 == 0:
         # Whole-byte fields: each one's big-endian bytes, most significant field first.
@@ -97,7 +122,9 @@ def result_beat_bytes(cfg: SweepConfig) -> int:
     return 4 * -(-cfg.lanes * sum(width for _, width in result_fields(cfg)) // 32)
 
 
-def read_outputs(cfg: SweepConfig, data: bytes, count: int) -> Outputs:
+def read_outputs(cfg: SweepConfig, data: bytes | mmap.mmap, count: int) -> Outputs:
+    """The first `count` results of an output file's bytes (or its mapping: nothing returned is a
+    view of it)."""
     fields = result_fields(cfg)
     beat_bytes = result_beat_bytes(cfg)
     beats = -(-count // cfg.lanes)
@@ -113,8 +140,11 @@ def read_outputs(cfg: SweepConfig, data: bytes, count: int) -> Outputs:
         if cfg.hierarchy
         else np.zeros((count, 0), dtype=np.uint64)
     )
-    binding = values["binding"].astype(np.int64) if cfg.hierarchy else np.where(values["mem_bound"] != 0, 0, 1)
-    return Outputs(np.ascontiguousarray(values["cap"]), values["mem_bound"].astype(bool), binding, level_caps)
+    mem_bound = values["mem_bound"].astype(bool)
+    # One level: level 0 binds when memory-bound, else the compute roof (1). ~mem_bound is the same
+    # as np.where(mem_bound, 0, 1) at a twentieth of the cost.
+    binding = values["binding"].astype(np.int64) if cfg.hierarchy else (~mem_bound).astype(np.int64)
+    return Outputs(np.ascontiguousarray(values["cap"]), mem_bound, binding, level_caps)
 
 
 def _unpack_beats(cfg: SweepConfig, data: bytes, beats: int, beat_bytes: int, count: int) -> dict[str, NDArray[np.uint64]]:

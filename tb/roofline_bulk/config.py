@@ -18,7 +18,11 @@ from roofline_golden.cases import Params
 BULK_TOPS = tops_with("bulk")
 MODES = ("random", "exhaustive", "replay")
 EXHAUSTIVE_FORMAT = QFormat(4, 4)  # make exhaustive's format when none is given: 16.7M vectors
-DEFAULT_BATCH = 1 << 17
+# One stimulus block per batch: a batch's numpy temporaries are half those of two blocks', its
+# block needs no copy into a batch of its own, and the first batch of a sweep (made before the
+# simulator has anything to do) comes twice as soon. A 10^7 sweep cost 5-7% less CPU than with
+# batches of 2^17.
+DEFAULT_BATCH = BLOCK
 
 
 def has_levels(top: str) -> bool:
@@ -107,7 +111,11 @@ class SweepConfig:
             return [(0, len(load_replay(Path(self.replay or ""), self)))]
         start, stop = self.index_range()
         step = max(self.lanes, self.batch - self.batch % self.lanes)
-        return [(first, min(first + step, stop)) for first in range(start, stop, step)]
+        # Batches end on multiples of step counted from vector 0, not from the shard's start: a shard
+        # that starts inside a stimulus block (a cluster cuts on 4096s) then has one short first
+        # batch, instead of every batch making two blocks for one block's vectors.
+        edges = [start, *range(start - start % step + step, stop, step), stop]
+        return [(first, last) for first, last in zip(edges, edges[1:], strict=False) if first < last]
 
     def vectors(self, start: int, stop: int) -> Vectors:
         if self.mode == "exhaustive":

@@ -5,35 +5,98 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import mmap
 import multiprocessing
 import os
+import time
 import traceback
+from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from roofline_bulk.beats import input_bytes, read_outputs
+import numpy as np
+
+from roofline_bulk.beats import column_words, columns, fill_columns, input_beats, input_bytes, read_outputs
 from roofline_bulk.check import BatchOutcome, check_batch
 from roofline_bulk.config import SweepConfig
 from roofline_bulk.stimulus import random_range
 from roofline_core.vector_check import Vectors, expected_outputs
 
 _PENDING: dict[int, Vectors] = {}
+# Seconds this process spent in each stage of its jobs, [wall, CPU], since `spent` last emptied it.
+_SPENT: dict[str, list[float]] = {}
+
+
+@contextlib.contextmanager
+def timed(stage: str) -> Iterator[None]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        total = _SPENT.setdefault(stage, [0.0, 0.0])
+        total[0] += time.perf_counter() - wall
+        total[1] += time.process_time() - cpu
+
+
+def spent() -> dict[str, list[float]]:
+    """The [wall, CPU] seconds of each stage since the last call (the sweep's profile), then zero."""
+    totals = {stage: list(seconds) for stage, seconds in _SPENT.items()}
+    _SPENT.clear()
+    return totals
 
 
 def prepare(cfg: SweepConfig, batch: int, start: int, stop: int, path: str) -> tuple[int, int]:
     """Make batch `batch` and write its input file; returns (vectors, beats)."""
-    vectors = cfg.vectors(start, stop)
-    data, beats = input_bytes(cfg, vectors)
-    overwrite(path, data)
+    with timed("stimulus"):
+        vectors = cfg.vectors(start, stop)
     _PENDING[batch] = vectors
+    if columns(cfg):  # straight into the mapped file, which the simulator maps too
+        with timed("input file write"):
+            fill_columns(np.frombuffer(mapped(path, 8 * column_words(cfg, len(vectors))), dtype="<u8"), vectors)
+        return len(vectors), input_beats(cfg, len(vectors))
+    with timed("input wire format"):
+        data, beats = input_bytes(cfg, vectors)
+    with timed("input file write"):
+        overwrite(path, data)
     return len(vectors), beats
 
 
 def check(cfg: SweepConfig, batch: int, path: str) -> BatchOutcome:
     """Check batch `batch` against the output file the testbench wrote."""
     vectors = _PENDING.pop(batch)
-    return check_batch(cfg, vectors, read_outputs(cfg, Path(path).read_bytes(), len(vectors)))
+    with timed("output file read"):
+        data = mapped(path) if columns(cfg) else Path(path).read_bytes()
+    with timed("output wire format"):
+        actual = read_outputs(cfg, data, len(vectors))
+    with timed("check"):
+        return check_batch(cfg, vectors, actual)
+
+
+_MAPPED: dict[str, tuple[os.stat_result, mmap.mmap]] = {}
+
+
+def mapped(path: str, size: int | None = None) -> mmap.mmap:
+    """The file at `path` mapped whole and shared, sized to `size` bytes first when given (an input
+    file; an output file has the size the simulator gave it). A slot's file keeps its mapping from
+    one batch to the next while it is the same file of the same size, so its pages fault in once."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        info = os.fstat(fd)
+        if size is not None and info.st_size != size:
+            os.ftruncate(fd, size)
+            info = os.fstat(fd)
+        kept = _MAPPED.get(path)
+        if kept is not None and (kept[0].st_dev, kept[0].st_ino, kept[0].st_size) == (info.st_dev, info.st_ino, info.st_size):
+            return kept[1]
+        if kept is not None:
+            with contextlib.suppress(BufferError):  # a view still alive (a failed job's traceback): let it go
+                kept[1].close()
+        mapping = mmap.mmap(fd, info.st_size)
+    finally:
+        os.close(fd)
+    _MAPPED[path] = (info, mapping)
+    return mapping
 
 
 def overwrite(path: str, data: bytes) -> None:
@@ -61,7 +124,7 @@ def warm_up(cfg: SweepConfig, size: int) -> None:
     check_batch(cfg, vectors, expected_outputs(cfg, vectors))
 
 
-JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up}
+JOBS = {"prepare": prepare, "check": check, "warm_up": warm_up, "spent": spent}
 
 
 # Two helpers: with the simulator, they keep two cores busy; a batch's numpy work (make it,

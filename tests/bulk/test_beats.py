@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from bulk_configs import DEFAULT_SET, config  # noqa: F401
 
-from roofline_bulk import beats as wire
+from roofline_bulk import beats as layout
 from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_core import vector_check
 from roofline_core.contract import ParamSet
@@ -48,7 +48,7 @@ def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int,
                                                                      sim: str) -> None:
     cfg = replace(config(top, param_set, lanes), sim=sim)
     vectors = cfg.vectors(0, 1001)
-    data, beats = wire.input_bytes(cfg, vectors)
+    data, beats = layout.input_bytes(cfg, vectors)
     assert beats == -(-1001 // lanes)
     assert decode_input_file(cfg, data, 1001) == [vectors.row(i) for i in range(1001)]
 
@@ -56,7 +56,7 @@ def test_the_input_file_holds_each_vector_where_the_wrapper_reads_it(lanes: int,
 def encode_output_file(cfg: SweepConfig, results: Outputs) -> bytes:
     """Result beats as the wrapper writes them (on Verilator, a 64-bit word per field), built with
     Python integers."""
-    fields = wire.result_fields(cfg)
+    fields = layout.result_fields(cfg)
     if cfg.sim == "verilator":
         count, lanes = results.cap.size, cfg.lanes
         words = []
@@ -92,7 +92,7 @@ def test_the_output_file_is_read_back_field_by_field(top: str, lanes: int, sim: 
     cfg = replace(config(top, ParamSet(16, 12, 4), lanes), sim=sim)
     vectors = cfg.vectors(0, 777)
     want = vector_check.expected_outputs(cfg, vectors)
-    got = wire.read_outputs(cfg, encode_output_file(cfg, want), 777)
+    got = layout.read_outputs(cfg, encode_output_file(cfg, want), 777)
     for name in ("cap", "mem_bound", "binding", "level_caps"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
 
@@ -103,4 +103,4 @@ def test_a_short_output_file_is_an_error_not_a_pass(sim: str) -> None:
     vectors = cfg.vectors(0, 64)
     data = encode_output_file(cfg, vector_check.expected_outputs(cfg, vectors))
     with pytest.raises(AssertionError, match="result beats"):
-        wire.read_outputs(cfg, data[: len(data) // 2], 64)
+        layout.read_outputs(cfg, data[: len(data) // 2], 64)
