@@ -226,8 +226,9 @@ module props_counts #(
       cover (done_o && binding_o == '0 && mem_bound_o);                        // level 0 binds
       cover (done_o && binding_o == IDX_W'(LEVELS - 1) && mem_bound_o);        // the last level binds
       cover (done_o && f_bytes[C-1:0] == '0 && f_ops != '0);                   // a level with no traffic
-      cover (done_o && f_ops != '0 && PRODUCT_W'(f_ops) * PRODUCT_W'(f_bw[W-1:0])
-                                   == PRODUCT_W'(f_peak) * PRODUCT_W'(f_bytes[C-1:0]));  // the exact ridge
+      cover (done_o && f_ops != '0 && f_peak != '0 && f_bytes[C-1:0] != '0      // the exact ridge (peak or bytes 0
+             && PRODUCT_W'(f_ops) * PRODUCT_W'(f_bw[W-1:0])                       // would be vacuous)
+                == PRODUCT_W'(f_peak) * PRODUCT_W'(f_bytes[C-1:0]));
       cover (done_o && start_i && !busy_o);                                    // back to back
       cover (busy_o && start_i);                                               // a start ignored while busy
     end

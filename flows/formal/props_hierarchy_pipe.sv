@@ -130,10 +130,17 @@ module props_hierarchy_pipe #(
   (* keep *) logic [LEVELS*PRODUCT_W-1:0] probe_s3_product;
   (* keep *) logic [LEVELS-1:0]           probe_s3_mem_bound;
 
-  // Each stage's registers are its function of its transaction's inputs.
+  // Ghost registers: a copy of each stage's inputs, shifted in on in_ready_o as the project's
+  // stages are, and tied to the scoreboard by one assertion per stage (a valid stage holds the
+  // inputs of its sequence number). Every invariant below reads its stage's copy, a register, so
+  // no multiplier of the invariants sits behind the FIFO's multiplexer: the solver meets that
+  // multiplexer only in the ties, where it compares inputs, not products.
   logic [STAGES-1:0][IN_W-1:0] f_stage_in;
+  always_ff @(posedge clk_i) begin
+    if (in_ready_o) f_stage_in <= {f_stage_in[STAGES-2:0], peak_i, bw_i, ai_i};
+  end
   for (genvar s = 0; s < STAGES; s++) begin : g_stage
-    assign f_stage_in[s] = f_fifo[f_seq[s][DEPTH_W-1:0]];
+    always_comb if (rst_ni && probe_valid_q[s]) assert (f_stage_in[s] == f_fifo[f_seq[s][DEPTH_W-1:0]]);
   end
   always_comb begin
     if (rst_ni && probe_valid_q[0]) assert ({probe_s1_peak, probe_s1_bw, probe_s1_ai} == f_stage_in[0]);
@@ -191,7 +198,8 @@ module props_hierarchy_pipe #(
       cover (out_fire && mem_bound_o && binding_o == IDX_W'(LEVELS - 1));               // the last level binds
       cover (out_fire && f_level_mem_bound[0]
              && f_product[0 +: FRAC_BITS] == FRAC_BITS'(1) << (FRAC_BITS - 1));         // a rounding tie
-      cover (out_fire && f_product[0 +: PRODUCT_W] == PRODUCT_W'(f_head[2*LEVELS*W +: W]) << FRAC_BITS);  // the ridge
+      cover (out_fire && f_head[2*LEVELS*W +: W] != '0
+             && f_product[0 +: PRODUCT_W] == PRODUCT_W'(f_head[2*LEVELS*W +: W]) << FRAC_BITS);  // the ridge (peak 0 would be vacuous)
     end
   end
   if (LEVELS > 1) begin : g_tie

