@@ -78,7 +78,7 @@ def expected_outputs(cfg: Shape, vectors: Vectors) -> Outputs:
         cap, level_caps, mem_bound, binding = vector.hierarchy(cfg.fmt, vectors.peak, vectors.bws, vectors.ais)
         return Outputs(cap, mem_bound, binding, level_caps)
     cap, mem_bound = vector.attainable(cfg.fmt, vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0])
-    binding = np.where(mem_bound, 0, 1).astype(np.int64)
+    binding = (~mem_bound).astype(np.int64)  # level 0 when memory-bound, 1 (LEVELS) when compute binds
     return Outputs(cap, mem_bound, binding, np.zeros((len(vectors), 0), dtype=np.uint64))
 
 

@@ -100,8 +100,11 @@ def test_shards_run_separately_check_the_whole_sweep(seed: int) -> None:
 
 @pytest.mark.sim
 @pytest.mark.full
-def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(seed: int, ridge_mutant: Path) -> None:
-    cfg = SweepConfig("roofline_attainable", "icarus", ParamSet(), seed, count=20_000, lanes=1, rtl=str(ridge_mutant))
+@pytest.mark.parametrize("sim", ["icarus", "verilator"])
+def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(sim: str, seed: int, ridge_mutant: Path) -> None:
+    """On both simulators' I/O (Icarus's packed beats, Verilator's 64-bit fields in mapped files, many lanes)."""
+    cfg = SweepConfig("roofline_attainable", sim, ParamSet(), seed, count=20_000, lanes=1 if sim == "icarus" else 0,
+                      rtl=str(ridge_mutant))
 
     result, stats = sweep(cfg, "mutant")
     assert not passed(result) and stats["mismatched"] > 0
