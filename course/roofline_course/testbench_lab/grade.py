@@ -158,7 +158,7 @@ class Runner:
         log = self.out / "runs" / f"run-{number:02d}.log"
         result = run_design(design, planned.group.name, self.workshop.banks[design.param_set],
                             self.workshop.shells[design.param_set], self.testbench, self.lab.seed, timeout_s,
-                            self.limits, self.slot, self.unsafe, log, sample_coverage=design.correct)
+                            self.limits, self.slot, self.unsafe, log)
         result.log = str(log.relative_to(self.out))
         result.group_hidden = planned.group.hidden
         return result

@@ -1,7 +1,7 @@
 """Lab 6, verify the unit: the grader of students' testbenches, its marks, its feedback and its security.
 
-The everyday tier: the lab's files, the server and bank without a sandbox, the judge's rules on
-made-up runs, the intake, the student copy's listing, and one visible grading of the solution.
+The everyday tier: the lab's files, the judge's rules on made-up runs, the intake, the student
+copy's listing (the port channel and the design bank have their own file, test_port_channel.py).
 The full tier grades the testbenches of tests/testbenches/ and the lab's own (each once a
 session): the solution to full marks, the starter and the hostile ones to 0, the weak one in
 between, and checks that nothing tells one design from another but its ports.
@@ -12,9 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import os
-import random
 import re
-import select
 import shutil
 import subprocess
 import sys
@@ -38,19 +36,15 @@ from roofline_course.labs.designs import EXAMPLES, Design, resolve
 from roofline_course.testbench_lab import grade as testbench_lab
 from roofline_course.testbench_lab import marks
 from roofline_course.testbench_lab import run as runs
-from roofline_course.testbench_lab.design_bank import DesignBank, build_bank
-from roofline_course.testbench_lab.port_channel import Channel, ChannelServer, Transcript
+from roofline_course.testbench_lab.port_channel import Transcript
 from roofline_course.testbench_lab.port_shell import SHELL, SHELL_TOP
 from roofline_course.testbench_lab.run import RanTest, RunResult, read_reply
-from roofline_golden import QFormat, fixed
 
 LAB = 6
 FOLDER = LABS_DIR / "lab6"
 TESTBENCHES = TESTBENCHES_DIR
 SOLUTION, STARTER = FOLDER / "solution", FOLDER / "starter"
 DEFAULT = ParamSet()
-FMT = QFormat()
-ANSWER_S = 10
 needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
 needs_bwrap = pytest.mark.skipif(sandbox.available() is not None or sandbox.mode() != "bwrap",
                                  reason="bubblewrap's mounts hide the harness from a testbench (the uid isolation cannot)")
@@ -109,108 +103,11 @@ def test_the_student_copy_holds_lab6_without_its_answers(tmp_path: Path) -> None
     assert not answers and not [n for n in names if n.endswith("catalogue.toml")]
 
 
-# ---------------------------------------------------------------- the server and the bank, without a sandbox
+# ---------------------------------------------------------------- the judge's rules, on made-up runs
 
 
 def model(name: str) -> Design:
     return resolve(name, DEFAULT, FOLDER, "roofline_attainable")
-
-
-class Shell:
-    """The shell's side of the channel, played by the test: a line out, a line back (within ANSWER_S)."""
-
-    def __init__(self, channel: Channel) -> None:
-        self.query = os.open(channel.folder / "query", os.O_WRONLY)
-        self.answer = os.open(channel.folder / "answer", os.O_RDONLY)
-
-    def ask(self, line: str) -> str:
-        os.write(self.query, (line + "\n").encode())
-        received = b""
-        while not received.endswith(b"\n"):
-            ready, _, _ = select.select([self.answer], [], [], ANSWER_S)
-            assert ready, f"no answer to {line!r} within {ANSWER_S} s"
-            received += os.read(self.answer, 1)
-        return received.decode().strip()
-
-    def close(self) -> None:
-        os.close(self.query)
-        os.close(self.answer)
-
-
-def serve(served: str, lines: list[str], tmp_path: Path, bank: DesignBank | None = None) -> tuple[list[str], Transcript]:
-    """The lines sent as the shell would (a line that starts with ! is sent with no answer awaited)."""
-    shell_file = tmp_path / "shell.vvp"
-    shell_file.write_text("not run here")
-    bank = bank or build_bank([model("model:reference"), *(model(f"example:{n}") for n in EXAMPLES)], DEFAULT, tmp_path)
-    channel = Channel(shell_file)
-    server = ChannelServer(channel, bank, served, "model:reference", sample_coverage=served == "model:reference")
-    server.start()
-    shell = Shell(channel)
-    try:
-        answers = []
-        for line in lines:
-            if line.startswith("!"):
-                os.write(shell.query, (line[1:] + "\n").encode())
-            else:
-                answers.append(shell.ask(line))
-    finally:
-        shell.close()
-        transcript = server.stop()
-        channel.close()
-    return answers, transcript
-
-
-def vector(peak: int, bw: int, ai: int) -> str:
-    return f"{peak:010x} {bw:010x} {ai:010x}"
-
-
-def test_the_relay_answers_with_the_served_design_and_records_where_it_first_differs(tmp_path: Path) -> None:
-    one = FMT.one
-    vectors = [(100 * one, 20 * one, 5 * one), (100 * one, 20 * one, one // 2), (100 * one, 20 * one, 20 * one)]
-    lines = ["zzzzzzzzzz zzzzzzzzzz zzzzzzzzzz", *(vector(*v) for v in vectors)]
-    answers, transcript = serve("example:verdict_inverted", lines, tmp_path)
-    assert answers[0] == "xxxxxxxxxx x"  # inputs not driven yet: the models answer X
-    for (peak, bw, ai), answer in zip(vectors, answers[1:], strict=True):
-        golden = fixed.attainable(FMT, peak, bw, ai)
-        assert answer == f"{golden.cap:010x} {int(not golden.mem_bound)}"  # the verdict inverted, the cap right
-    assert transcript.queries == 4 and transcript.known == 3 and transcript.toggled
-    assert transcript.exposed_at == 1 and transcript.differs == {"mem_bound_o"}  # the z vector exposes nothing
-    assert transcript.coverage == {}  # coverage is sampled on the correct design's runs only
-    answers, correct = serve("model:reference", lines, tmp_path)
-    assert not correct.exposed and correct.digest == transcript.digest  # same vectors, same digest
-    assert correct.coverage["memory-bound"] == 1 and correct.coverage["ridge (ai*bw == peak)"] == 1
-
-
-def test_anything_on_the_channel_but_a_vector_is_a_violation(tmp_path: Path) -> None:
-    one = FMT.one
-    answers, transcript = serve("model:reference", ["!not a vector", vector(100 * one, 20 * one, one)], tmp_path)
-    assert "not a vector of the design's inputs" in transcript.violation and transcript.queries == 1
-    assert len(answers) == 1 and answers[0].endswith(" 1")  # the garbage got no answer, the vector its own
-
-
-def test_every_answer_costs_the_same_work_whichever_design_is_served(tmp_path: Path) -> None:
-    """The bank evaluates every design on every vector: the time an answer takes does not say which one is served."""
-    calls: list[str] = []
-    columns = [model("model:reference"), *(model(f"example:{n}") for n in EXAMPLES)]
-
-    class Counting(Design):
-        @property
-        def model(self) -> Callable[..., tuple[int, bool]]:  # type: ignore[override]
-            inner = super().model
-            calls.append(self.column)
-            return inner
-
-    bank = DesignBank(FMT, [Counting(**{f: getattr(d, f) for f in d.__dataclass_fields__}) for d in columns])
-    lines = [vector(random.getrandbits(40), random.getrandbits(40), random.getrandbits(40)) for _ in range(20)]
-    work = {}
-    for served in ("model:reference", "example:no_memory_roof"):
-        calls.clear()
-        serve(served, lines, tmp_path, bank)
-        work[served] = sorted(calls)
-    assert work["model:reference"] == work["example:no_memory_roof"] == sorted([d.column for d in columns] * 20)
-
-
-# ---------------------------------------------------------------- the judge's rules, on made-up runs
 
 
 def run(design: str, claim: str, exposed: bool, *, toggled: bool = True, failed: str = "test_x.test_ridge",
