@@ -14,9 +14,10 @@ The shell never sends anything but the first two: a malformed line is the testbe
 the FIFO itself, and the run counts for nothing. The transcript records, out of the testbench's
 reach, what the run did to the design: how many vectors, whether the inputs ever changed, the
 first vector of known inputs on which the served design's outputs differed from the correct
-design's (the run *exposed* the bug; an X or Z vector never does), a digest of the vectors in
-order, their functional coverage (sampled on every run alike, so no run's answers cost more),
-and the vector at each time step (to name the vector a failing test was checking).
+design's (the run *exposed* the bug; an X or Z vector never does), a digest of the exchange (each
+vector and its answer, in order: two runs with one digest looked the same at the ports), the
+functional coverage (sampled on every run alike, so no run's answers cost more), and the vector
+at each time step (to name the vector a failing test was checking).
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class Transcript:
     toggled: bool = False  # a known vector other than the first was applied
     exposed_at: int | None = None  # the first query whose answer differs from the correct design's
     differs: set[str] = field(default_factory=set)  # the outputs that differed, on any query
-    digest: str = ""  # of every vector, in order
+    digest: str = ""  # of the exchange: every vector and its answer, in order
     violation: str = ""
     coverage: Counter[str] = field(default_factory=Counter)
     times: array = field(default_factory=lambda: array("q"))  # each recorded time step, in ps
@@ -196,7 +197,6 @@ class ChannelServer(threading.Thread):
         t = self.transcript
         t.queries += 1
         t.record(query)
-        self._digest.update(" ".join(query.vector).encode() + b"\n")
         if query.values is None:  # the contract says nothing of X and Z inputs: the grader answers, no design
             served = self._x_answer
         else:
@@ -207,6 +207,7 @@ class ChannelServer(threading.Thread):
                 if t.exposed_at is None:
                     t.exposed_at = t.queries - 1
                 t.differs |= {name for name, a, b in zip(SHELL_OUTPUTS, served, correct, strict=True) if a != b}
+        self._digest.update(f"{' '.join(query.vector)} {served[0]} {served[1]}\n".encode())
         try:
             os.write(self._answer, f"{served[0]} {served[1]}\n".encode())
         except BlockingIOError:
