@@ -39,6 +39,7 @@ from roofline_course.testbench_lab import run as runs
 from roofline_course.testbench_lab.port_channel import Transcript
 from roofline_course.testbench_lab.port_shell import SHELL, SHELL_TOP
 from roofline_course.testbench_lab.run import RanTest, RunResult, read_reply
+from roofline_golden import QFormat, fixed
 
 LAB = 6
 FOLDER = LABS_DIR / "lab6"
@@ -345,6 +346,107 @@ def test_a_testbench_that_looks_for_the_design_anywhere_but_its_ports_gains_noth
     assert all(r["claim"] == "pass" for r in json.loads((out / "designs.json").read_text()))
 
 
+@pytest.fixture(scope="session")
+def x_oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The x_oracle testbench with the X/Z vectors it shares with x_probe beside it."""
+    folder = tmp_path_factory.mktemp("x_oracle")
+    for source in (TESTBENCHES / "x_oracle" / "test_x_oracle.py", TESTBENCHES / "x_probe" / "xz_vectors.py"):
+        shutil.copyfile(source, folder / source.name)
+    return folder
+
+
+def same_print_on_every_run(out: Path, prefix: str) -> dict[str, set[str]]:
+    """What each run printed after `prefix` (`<format> <digest...>`), by format: one value per format, or the test fails."""
+    runs = json.loads((out / "designs.json").read_text())
+    prints = snoop_lines(out, prefix)
+    assert len(prints) == len(runs) > 20, prints
+    by_format: dict[str, set[str]] = {}
+    for line in prints:
+        _, fmt, rest = line.split(" ", 2)
+        by_format.setdefault(fmt, set()).add(rest)
+    assert set(by_format) == {"UQ24.16", "UQ16.12"} and all(len(seen) == 1 for seen in by_format.values()), by_format
+    return by_format
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+@pytest.mark.parametrize("name", ["x_probe", "x_oracle"])
+def test_a_testbench_that_learns_from_x_and_z_inputs_sees_the_same_on_every_design_and_scores_nothing(
+        graded: Callable, x_oracle: Path, name: str) -> None:
+    """x_probe knows nothing and fails a design whose X answers show known bits; x_oracle knows the references'
+    X answers of an earlier grader (it scored 39.6/100 there). Every design answers X and Z inputs alike now."""
+    code, result, output, out = graded(x_oracle if name == "x_oracle" else TESTBENCHES / name)
+    assert code == 1 and result["score"] == 0, output
+    assert "it drives the design and checks nothing" in output
+    same_print_on_every_run(out, "XPRINT ")
+    runs = json.loads((out / "designs.json").read_text())
+    assert all(r["claim"] == "pass" for r in runs) and not snoop_lines(out, "XORACLE-MARKER"), output
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_a_testbench_that_writes_malformed_lines_to_the_channel_gets_the_same_nothing_on_every_design(
+        graded: Callable) -> None:
+    code, result, output, out = graded(TESTBENCHES / "malformed")
+    assert code == 1 and result["score"] == 0, output
+    assert "the grader's port channel received something that is not a vector of the design's inputs" in output
+    same_print_on_every_run(out, "MPRINT ")
+    runs = json.loads((out / "designs.json").read_text())
+    assert all(r["violation"] and not r["caught"] for r in runs)
+
+
+def grading_machine(out: Path) -> list[str]:
+    """Paths of the grading machine a student must never see: the checkout, the Python, the report folder."""
+    return [str(REPO_ROOT), sys.prefix, sys.base_prefix, str(out), str(Path.home())]
+
+
+@needs_sandbox
+@pytest.mark.sim
+@pytest.mark.full
+def test_a_wrong_model_is_told_its_check_is_wrong_on_which_vector_and_never_nondeterminism(tmp_path: Path) -> None:
+    """Issue 33's testbench: it truncates, and counts the ridge memory-bound. The feedback a teacher would give:
+    your check is wrong, here is the vector, the correct outputs in units, the contract's clause, your message."""
+    testbench = tmp_path / "submission"
+    shutil.copytree(TESTBENCHES / "wrong_model", testbench)
+    out = tmp_path / "out"
+    code, result, output = grade(testbench, out, "--student-view")
+    assert code == 1 and result["score"] == 0, output
+    shown = "\n".join(next(g for g in result["groups"] if g["name"] == "no false alarm")["detail"])
+    assert "FALSE ALARM: your testbench failed the correct design (UQ24.16, 2 runs): its check is wrong there" in shown
+    assert "FALSE ALARM: your testbench failed the correct design (UQ16.12): its check is wrong there" in shown
+    assert "(and 1 faulty design(s) whose answers to your vectors were the correct design's: the same check)" in shown
+    ridge = ("test_wrong_model.test_ridge failed:\n    it failed at 6.001 ns, on the last vector it applied: peak_i "
+             "0x0000640000 (100 GFLOP/s), bw_i 0x0000140000 (20 GB/s), ai_i 0x0000050000 (5 FLOP/B)\n    the correct "
+             "design gives cap_o 0x0000640000 (100 GFLOP/s) and mem_bound_o 0 (compute-bound)\n    the contract there: "
+             "at the ridge (ai x bw == peak exactly) the compute roof binds: mem_bound_o = 0, cap_o = peak\n    your test "
+             "said: AssertionError: cap_o, mem_bound_o = (6553600, 0), expected (6553600, 1)")
+    assert ridge in shown, shown
+    golden = fixed.attainable(QFormat(), *(QFormat().quantize(v) for v in ("100", "20.3", "0.8125")))
+    assert golden.mem_bound and f"cap_o 0x{golden.cap:010x} (~16.49375916 GFLOP/s) and mem_bound_o 1 (memory-bound)" in shown
+    assert "the contract there: memory-bound (ai x bw < peak at full precision): mem_bound_o = 1, cap_o = the product " \
+           "rounded to nearest, ties up" in shown
+    assert f"expected ({golden.cap - 1}, 1)" in shown  # the testbench's own expected value: the product truncated
+    views = {"terminal": output, "result.json": (out / "result.json").read_text(), **{
+        name: (out / name).read_text() for name in ("gradescope.json", "prairielearn.json", "junit.xml", "score.txt")}}
+    for view, text in views.items():
+        assert "depends on something besides the ports" not in text and "Traceback" not in text, view
+        assert not [path for path in grading_machine(out) if path in student_facing(view, text)], view
+
+
+OPERATOR_LINES = ("grading lab ", "submission: ", "reports: ")  # make grade's own lines: where it read and wrote
+
+
+def student_facing(view: str, text: str) -> str:
+    """The lab's feedback in a view: all of it, less the lines in which make grade names the paths it was given
+    and wrote (the terminal's and score.txt's first lines, result.json's record of them: shared by every lab)."""
+    if view == "result.json":
+        document = json.loads(text)
+        return json.dumps({key: document[key] for key in ("problems", "warnings", "notes", "groups")})
+    return "\n".join(line for line in text.splitlines() if not line.startswith(OPERATOR_LINES))
+
+
 @needs_bwrap
 @pytest.mark.sim
 @pytest.mark.full
@@ -405,10 +507,14 @@ def test_make_check_works_in_the_student_copy(tmp_path: Path) -> None:
 @needs_sandbox
 @pytest.mark.sim
 @pytest.mark.full
-def test_grade_all_gives_a_class_of_testbenches_its_rows_its_dashboard_and_its_similarities(tmp_path: Path) -> None:
+def test_grade_all_takes_a_class_of_testbenches_in_every_form_and_gives_its_rows_its_dashboard_and_its_similarities(
+        tmp_path: Path) -> None:
+    """A folder, one test_*.py file and a .zip, as `make check` and the handout take them (and an entry with no test)."""
     classroom = tmp_path / "submissions"
-    for name, source in (("ada", SOLUTION), ("bo", TESTBENCHES / "weak"), ("cy", TESTBENCHES / "weak"), ("di", STARTER)):
-        shutil.copytree(source, classroom / name)
+    shutil.copytree(SOLUTION, classroom / "ada")
+    classroom.joinpath("test_bo.py").write_text((TESTBENCHES / "weak" / "test_documents.py").read_text())
+    with zipfile.ZipFile(classroom / "cy.zip", "w") as bundle:
+        bundle.write(TESTBENCHES / "weak" / "test_documents.py", "test_documents.py")
     (classroom / "ed").mkdir()
     (classroom / "ed" / "notes.txt").write_text("no testbench here")
     out = tmp_path / "class"
@@ -417,11 +523,12 @@ def test_grade_all_gives_a_class_of_testbenches_its_rows_its_dashboard_and_its_s
     assert run_.returncode == 0, run_.stdout + run_.stderr
     assert "5x the reference's slowest simulation" in (out / "time_limit.json").read_text()  # calibrated on the solution
     rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
-    assert {name: (rows[name]["status"], float(rows[name]["score"] or 0)) for name in ("ada", "di", "ed")} == {
-        "ada": ("graded", 100), "di": ("graded", 0), "ed": ("no files", 0)}
-    assert rows["bo"]["score"] == rows["cy"]["score"] and 30 < float(rows["bo"]["score"]) < 90
+    assert {name: (rows[name]["status"], float(rows[name]["score"] or 0)) for name in ("ada", "ed")} == {
+        "ada": ("graded", 100), "ed": ("no files", 0)}
+    assert rows["test_bo.py"]["status"] == rows["cy.zip"]["status"] == "graded"
+    assert rows["test_bo.py"]["score"] == rows["cy.zip"]["score"] and 30 < float(rows["cy.zip"]["score"]) < 90
     assert "no test module" in rows["ed"]["first problem"]
     page = (out / "dashboard.html").read_text()
     assert "hidden bugs" in page and "100.0/100" in page
     pairs = list(csv.reader((out / "similarity.csv").open()))[1:]  # shared, tokens, submission, submission
-    assert [(pair[0], *pair[2:]) for pair in pairs] == [("100%", "bo", "cy")], pairs  # the copy, and no other pair
+    assert [(pair[0], *sorted(pair[2:])) for pair in pairs] == [("100%", "cy.zip", "test_bo.py")], pairs  # the copy only
