@@ -10,10 +10,20 @@ with cap 10.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from roofline_core.contract import ParamSet
 from roofline_core.paths import LABS_DIR, REPO_ROOT
+from roofline_course.intake.precheck import Precheck
 from roofline_course.labs.definitions import load_lab
 from roofline_course.labs.designs import resolve
+from roofline_course.reports.result import canonical, write_all
+from roofline_course.reports.terminal import terminal
+from roofline_course.results import Grade
+from roofline_course.testbench_lab import grade as testbench_lab
 from roofline_course.testbench_lab import marks
 from roofline_course.testbench_lab.diagnosis import contract_clause, student_message
 from roofline_course.testbench_lab.port_channel import Transcript, read_query
@@ -107,3 +117,31 @@ def test_the_contract_clause_names_each_region_of_the_handout() -> None:
     assert contract_clause(FMT, peak, 1 << (f - 1), 1).endswith("(this one is a tie: exactly half an LSB, so it rounds up)")
     assert contract_clause(FMT, peak, 20 * ONE, ONE // 2).startswith("memory-bound (ai x bw < peak at full precision)")
     assert contract_clause(FMT, peak, 20 * ONE, 20 * ONE).startswith("compute-bound (ai x bw > peak)")
+
+
+REPORTS = ("score.txt", "junit.xml", "gradescope.json", "prairielearn.json")
+
+
+@pytest.mark.parametrize("case", ["a wrong check", "a grader error"])
+def test_no_traceback_or_grading_machine_path_reaches_any_view_a_student_has(tmp_path: Path, case: str) -> None:
+    """Every report of a lab-6 grading (the terminal, result.json's feedback, score.txt, JUnit, Gradescope,
+    PrairieLearn) from runs whose messages and errors name the grading machine."""
+    lab = load_lab(6)
+    visible = [run("model:reference", "fail"), run("model:reference", "fail"), run("example:verdict_inverted", "fail")]
+    visible[2].transcript.exposed_at = 0
+    if case == "a grader error":
+        visible[0].grader_error = f"the RTL bank did not compile: {REPO_ROOT}/build/testbench-lab/lab6-x/bank0/d3/edited.sv:9"
+    for result in visible:
+        result.group = next(g.name for g in lab.groups if result.design.id in g.designs)
+    verdict = marks.gate(visible)
+    grade = Grade(lab, "submission", Precheck("ok"), [testbench_lab.score(group, visible, verdict) for group in lab.groups])
+    document = canonical(grade)
+    write_all(document, tmp_path)
+    views = {"terminal": "\n".join(terminal(document, visible_only=True)),
+             "result.json": json.dumps([document[key] for key in ("problems", "warnings", "notes", "groups")]),
+             **{name: (tmp_path / name).read_text() for name in REPORTS}}
+    expected = marks.GRADER_FAULT if case == "a grader error" else "its check is wrong there, not the design"
+    for view, text in views.items():
+        assert expected in text, view
+        assert "Traceback" not in text and 'File "' not in text and str(REPO_ROOT) not in text, view
+        assert "edited.sv" not in text and "bank0" not in text, view  # nor the grader's own files
