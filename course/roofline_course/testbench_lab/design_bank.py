@@ -5,7 +5,8 @@ queries from the *bank*: every design of the grading, at that format, evaluated 
 vector: the golden model and the example bugs in Python, the reference RTL and its mutants side
 by side in one Icarus process. Every answer costs the same work whichever design is being served,
 so neither the files, the hierarchy, the environment nor the time an answer takes says which
-design is behind the ports.
+design is behind the ports. The bank answers vectors of known inputs only: the channel answers a
+vector with an X or Z itself, since each design spreads X its own way.
 """
 
 from __future__ import annotations
