@@ -17,7 +17,7 @@ Feedback names kinds of bugs (the mutant's class) and the student's own tests, n
 its source, a difference or a vector of a faulty design. A false alarm says why (diagnosis): a
 wrong check, on the vector the student's test failed on the correct design, or a verdict or
 stimulus that is not a function of the ports. A grader error is named as the grader's, never with
-its own text (that names the grading machine's files); designs.json keeps it for the instructor.
+its own text (that names the grading machine's files); designs.json and grader-error.txt keep it.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from roofline_course.testbench_lab.port_shell import SHELL_TOP
 from roofline_course.testbench_lab.run import RunResult
 
 NOT_SCORED = "not scored: the visible runs of the correct design score nothing (see no false alarm)"
+GRADER_FAULT = "the grader could not run your testbench (its fault, not yours: ask for a regrade)"
 
 
 @dataclass
@@ -53,9 +54,6 @@ class Gate:
 def caught(run: RunResult) -> bool:
     return (not run.design.correct and run.transcript.exposed and not run.transcript.violation
             and (run.claim == "fail" or run.timed_out or run.crashed))
-
-
-GRADER_FAULT = "the grader could not run your testbench (its fault, not yours: ask for a regrade)"
 
 
 def false_alarm(run: RunResult) -> str:
