@@ -20,7 +20,7 @@ import re
 
 from roofline_core.contract import PORT_UNITS
 from roofline_course.testbench_lab.port_channel import RECORDED_STEPS, read_query
-from roofline_course.testbench_lab.port_shell import SHELL_OUTPUTS
+from roofline_course.testbench_lab.port_shell import SHELL_INPUTS, SHELL_OUTPUTS
 from roofline_course.testbench_lab.run import RanTest, RunResult
 from roofline_golden import QFormat, fixed
 
@@ -97,13 +97,13 @@ def vector_lines(run: RunResult, test: RanTest) -> list[str]:
         return [f"it failed at {at}, before it applied any vector"]
     fmt = run.design.param_set.params.fmt
     query = read_query(" ".join([*found[1], str(found[0])]).encode(), fmt)
-    names = ("peak_i", "bw_i", "ai_i")
     if query.values is None:
-        shown = ", ".join(f"{name} {text}" for name, text in zip(names, query.vector, strict=True))
+        shown = ", ".join(f"{name} {text}" for name, text in zip(SHELL_INPUTS, query.vector, strict=True))
         return [f"it failed at {at}; the last vector it applied holds an X or Z ({shown}): the grader answers every "
                 "output X there (the contract covers known inputs only), so drive known values before you check"]
     out = fixed.attainable(fmt, *query.values)
-    inputs = ", ".join(f"{name} {fmt.describe(value, PORT_UNITS[name])}" for name, value in zip(names, query.values, strict=True))
+    inputs = ", ".join(f"{name} {fmt.describe(value, PORT_UNITS[name])}"
+                       for name, value in zip(SHELL_INPUTS, query.values, strict=True))
     cap_name, mem_bound_name = SHELL_OUTPUTS
     return [f"it failed at {at}, on the last vector it applied: {inputs}",
             f"the correct design gives {cap_name} {fmt.describe(out.cap, PORT_UNITS[cap_name])} and {mem_bound_name} "

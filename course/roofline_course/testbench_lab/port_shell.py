@@ -24,7 +24,9 @@ TIMESCALE = "+timescale+1ns/1ps"
 ORACLE_PLUSARG = "channel"
 (SHELL_TOP,) = tops_with("shell")  # lab 6's module: the shell has its parameters and ports, from the contract table
 PLUMBING_TOP = "roofline_port_channel"
-# the outputs the shell reads back from the grader, in the order of its $fscanf (the contract's)
+# the inputs the shell sends the grader, in the order of its $fdisplay, and the outputs it reads back, in the
+# order of its $fscanf (the contract's)
+SHELL_INPUTS = tuple(port.name for port in MODULES[SHELL_TOP].ports if not port.output)
 SHELL_OUTPUTS = tuple(port.name for port in MODULES[SHELL_TOP].ports if port.output)
 
 

@@ -259,7 +259,9 @@ def test_the_relay_answers_known_vectors_with_the_served_design_and_records_wher
     assert transcript.queries == 4 and transcript.known == 3 and transcript.toggled
     assert transcript.exposed_at == 1 and transcript.differs == {"mem_bound_o"}  # the z vector exposes nothing
     _, correct = serve("model:reference", lines, tmp_path, bank)
-    assert not correct.exposed and correct.digest == transcript.digest  # same vectors, same digest
+    _, again = serve("model:reference", lines, tmp_path, bank)
+    assert not correct.exposed and correct.digest == again.digest  # the same exchange, the same digest
+    assert correct.digest != transcript.digest  # the same vectors, other answers: another exchange
     assert correct.coverage == transcript.coverage  # sampled on every run alike
     assert correct.coverage["memory-bound"] == 1 and correct.coverage["ridge (ai*bw == peak)"] == 1
 
