@@ -38,14 +38,14 @@ from pathlib import Path
 
 from roofline_bench.coverage import Coverage
 from roofline_course.testbench_lab.design_bank import DesignBank
-from roofline_course.testbench_lab.port_shell import SHELL_OUTPUTS, GraderSideError, Query, digits
+from roofline_course.testbench_lab.port_shell import SHELL_INPUTS, SHELL_OUTPUTS, GraderSideError, Query, digits
 from roofline_golden import QFormat
 
 POLL_S = 0.05
 CHUNK = 1 << 16
 TIME_DIGITS = 20  # a 64-bit $time in decimal
 RECORDED_STEPS = 1 << 19  # time steps whose vector the transcript keeps (about 20 MB at UQ24.16)
-INPUTS = 3
+INPUTS = len(SHELL_INPUTS)
 
 
 class Malformed(ValueError):
@@ -63,7 +63,7 @@ def read_query(line: bytes, fmt: QFormat, after_ps: int = 0) -> Query:
     width = digits(fmt)
     parts = line.split(b" ")
     if len(parts) != INPUTS + 1:
-        raise Malformed("a line that is not three inputs and a time")
+        raise Malformed(f"a line that is not {INPUTS} inputs and a time")
     *fields, time = parts
     if not re.fullmatch(rb"[0-9]{1,%d}" % TIME_DIGITS, time):
         raise Malformed("a time that is not a decimal count of picoseconds")
