@@ -1,9 +1,10 @@
 """A stand-in for `python -m roofline_course.grade` in grade-all's tests: the same command line and
 the same result.json keys, in a fraction of a second, with no simulator.
 
-It stages the submission with the grader's own intake (so a zip is unpacked and the staged copy
+It stages the submission with the grader's own intake, the lab's (a design's, or a testbench lab's:
+so a zip is unpacked, a one-file entry taken or refused as the grader does, and the staged copy
 lands at <out>/submission as the grader leaves it), then writes the result the submission asks
-for in a comment of its design, `// fake-result: {json}`: a partial result merged over full
+for in a comment of its files, `// fake-result: {json}` (`# fake-result: {json}` in Python): a partial result merged over full
 marks, or {"exit": n} (exit without a result), {"raw": text} (that text as result.json),
 {"deep": n} (JSON nested n deep). Without the comment (the reference in rtl/), full marks.
 """
@@ -19,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from roofline_course.intake import submission as intake
+from roofline_course.intake import testbench
+from roofline_course.labs.definitions import TESTBENCH_KINDS
 
-VERDICT = re.compile(r"//\s*fake-result:\s*(\{.*\})\s*$", re.M)
+VERDICT = re.compile(r"(?://|#)\s*fake-result:\s*(\{.*\})\s*$", re.M)
 SECONDS_PER_GROUP = 1.5
 TEMPLATE = "FAKE_GRADER_TEMPLATE"  # a file holding full_marks(lab): saves each run importing the labs
 
@@ -59,9 +62,11 @@ def main() -> int:
     template = json.loads(Path(os.environ[TEMPLATE]).read_text()) if TEMPLATE in os.environ else full_marks(args.lab)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "argv.json").write_text(json.dumps({"timeout": args.timeout}))
+    testbench_lab = all(group["kind"] in TESTBENCH_KINDS for group in template["groups"])  # as the lab's result says
     try:
-        staged = intake.stage(args.rtl, args.out / "submission")
-        texts = [p.read_text(errors="replace") for p in sorted(staged.root.rglob("*.sv"))]
+        staging = args.out / "submission"
+        staged = testbench.stage(args.rtl, staging).root if testbench_lab else intake.stage(args.rtl, staging).root
+        texts = [p.read_text(errors="replace") for p in sorted(staged.rglob("*.py" if testbench_lab else "*.sv"))]
     except (intake.IntakeError, OSError) as problem:
         document = result_document(template, {"zero": True, "status": "no files", "problems": [str(problem)]})
         (args.out / "result.json").write_text(json.dumps(document))

@@ -1,7 +1,8 @@
 """`make grade-all LAB=<n> SUBMISSIONS=<folder>`: grade a whole class into one table and one page.
 
-Every entry of the folder is one submission (a folder, a .sv/.v file or a .zip) and gets one
-row, named exactly as the entry, whatever its bytes; an entry that cannot be graded (a hidden
+Every entry of the folder is one submission in any form `make check` takes for the lab (a folder,
+a .zip, or one file: a .sv/.v design, or a lab 6 testbench's .py) and gets one row, named exactly
+as the entry, whatever its bytes; an entry that cannot be graded (a hidden
 folder, some other file) gets a row that says why, and so does one whose grading failed (a
 grader error or timeout): no entry stops the class. Each submission is graded by its own
 `make grade` process, in its own sandbox, several at a time (JOBS=). Results accumulate:
@@ -39,10 +40,12 @@ from roofline_core.workers import ClusterError, code_digest, connect, worker_cou
 from roofline_course import sandbox
 from roofline_course.cohort import calibration, dashboard, lateness, table
 from roofline_course.cohort.table import Graded, entry_id, failed
+from roofline_course.intake import testbench
+from roofline_course.intake.submission import HDL_SUFFIXES
 from roofline_course.labs.definitions import Lab, LabError, load_lab
 from roofline_course.reports.neutralise import one_line, printable
 
-GRADABLE_SUFFIXES = (".sv", ".v", ".zip")
+ARCHIVE = ".zip"
 GRADER_SLACK_S = 180  # what grading a submission may take beyond its simulations' limits
 GRADER = ("-m", "roofline_course.grade")  # `make grade`: grades one entry into <out>/result.json
 
@@ -53,15 +56,21 @@ def entries(folder: Path) -> list[Path]:
     return sorted(found, key=lambda p: os.fsencode(p.name))
 
 
-def not_gradable(entry: Path) -> str | None:
+def file_forms(lab: Lab) -> tuple[str, ...]:
+    """The files (besides a folder) that the lab's intake takes as a submission, as `make check` does."""
+    return (*(testbench.FILE_SUFFIXES if lab.kind == "testbench" else HDL_SUFFIXES), ARCHIVE)
+
+
+def not_gradable(entry: Path, lab: Lab) -> str | None:
     """Why an entry gets a row but no grade, or None when it is a submission."""
     if entry.name.startswith("."):
         return "a hidden entry (its name starts with a dot): not graded; rename it to grade it"
     if entry.is_symlink():
         return "a symbolic link: not graded"
-    if entry.is_dir() or entry.suffix.lower() in GRADABLE_SUFFIXES:
+    forms = file_forms(lab)
+    if entry.is_dir() or entry.suffix.lower() in forms:
         return None
-    return f"not a folder, .sv, .v or .zip file ({entry.suffix or 'no extension'}): not graded"
+    return f"not a folder, {', '.join(forms[:-1])} or {forms[-1]} file ({entry.suffix or 'no extension'}): not graded"
 
 
 def grade_one(lab: Lab, entry: Path, out: Path, args: argparse.Namespace, slot: int) -> Graded:
@@ -240,8 +249,8 @@ def grade_class(lab: Lab, args: argparse.Namespace, found: list[Path], out: Path
 Entry = tuple[Path, Graded]
 
 
-def not_graded(entry: Path) -> Entry | None:
-    reason = not_gradable(entry)
+def not_graded(entry: Path, lab: Lab) -> Entry | None:
+    reason = not_gradable(entry, lab)
     return (entry, failed(table.NOT_GRADED, reason)) if reason else None
 
 
@@ -254,7 +263,7 @@ def graded_here(lab: Lab, found: list[Path], run_dir: Path, args: argparse.Names
 
     def work(entry: Path) -> Entry:
         try:
-            if (row := not_graded(entry)) is not None:
+            if (row := not_graded(entry, lab)) is not None:
                 return row
             slot = slots.get()
             try:
@@ -276,7 +285,7 @@ def graded_on_cluster(client: Any, lab: Lab, found: list[Path], run_dir: Path, a
 
     futures = {}
     for entry in found:
-        if (row := not_graded(entry)) is not None:
+        if (row := not_graded(entry, lab)) is not None:
             yield row
             continue
         future = client.submit(grade_task, lab, entry, run_dir / entry_id(entry.name), args, digest, pure=False,

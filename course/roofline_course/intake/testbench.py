@@ -15,6 +15,7 @@ from pathlib import Path
 
 from roofline_course.intake.submission import SKIPPED_FOLDERS, IntakeError, Submission, Wanted, _unzip, copy_tree, safe_relative
 
+FILE_SUFFIXES = (".py",)  # one file handed in alone: the test module itself (a folder or a .zip holds more)
 MAX_FILES = 50
 MAX_BYTES = 2 << 20  # every Python file together
 PYTHON = Wanted((".py",), "the testbench", "Python files", "a Python file", MAX_FILES, MAX_BYTES,
@@ -54,7 +55,7 @@ def stage(spec: str, staging: Path) -> Testbench:
             if len(archives) == 1 and not any(source.rglob("*.py")):
                 return stage(str(archives[0]), staging)
             copy_tree(source, staging, notes, PYTHON, ignored)
-        elif source.is_file() and source.suffix == ".py":
+        elif source.is_file() and source.suffix in FILE_SUFFIXES:
             shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
         elif source.exists():
             raise IntakeError(f"{source.name}: not a .py file, a folder or a .zip")

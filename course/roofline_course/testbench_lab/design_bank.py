@@ -5,7 +5,8 @@ queries from the *bank*: every design of the grading, at that format, evaluated 
 vector: the golden model and the example bugs in Python, the reference RTL and its mutants side
 by side in one Icarus process. Every answer costs the same work whichever design is being served,
 so neither the files, the hierarchy, the environment nor the time an answer takes says which
-design is behind the ports.
+design is behind the ports. The bank answers vectors of known inputs only: the channel answers a
+vector with an X or Z itself, since each design spreads X its own way.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from roofline_core.contract import MODULES, ParamSet
 from roofline_course.labs.designs import Design, DesignError, reference, rtl_files
-from roofline_course.testbench_lab.port_shell import SHELL_TOP, TIMESCALE, GraderSideError, build, digits
+from roofline_course.testbench_lab.port_shell import SHELL_TOP, TIMESCALE, GraderSideError, Query, build, digits
 from roofline_golden import QFormat
 
 BANK_TOP = "roofline_design_bank"
@@ -47,24 +48,23 @@ class BankRun:
             self.process = subprocess.Popen(["vvp", "-n", str(bank.vvp)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
-    def answers(self, vector: tuple[str, str, str]) -> dict[str, tuple[str, str]]:
-        """Each column's (cap_o, mem_bound_o), as %h prints them, for one vector of %h inputs."""
-        found = {column.column: self._model(column, vector) for column in self.bank.columns if column.family == "model"}
+    def answers(self, query: Query) -> dict[str, tuple[str, str]]:
+        """Each column's (cap_o, mem_bound_o), as %h prints them, for one vector of known inputs (the channel
+        answers a vector with an X or Z itself: no design is asked)."""
+        if query.values is None:
+            raise GraderSideError("the bank was asked about a vector with an X or Z input")
+        found = {column.column: self._model(column, query.values) for column in self.bank.columns if column.family == "model"}
         if self.process is not None:
             assert self.process.stdin is not None and self.process.stdout is not None
-            self.process.stdin.write(" ".join(vector) + "\n")
+            self.process.stdin.write(" ".join(query.vector) + "\n")
             line = self.process.stdout.readline().split()
             if len(line) != 2 * len(self.bank.rtl_columns):
                 raise GraderSideError("the RTL bank stopped answering")
             found |= {name: (line[2 * i], line[2 * i + 1]) for i, name in enumerate(self.bank.rtl_columns)}
         return found
 
-    def _model(self, design: Design, vector: tuple[str, str, str]) -> tuple[str, str]:
-        try:
-            peak, bw, ai = (int(value, 16) for value in vector)
-        except ValueError:  # an X or Z input: the models have no X propagation, so every output is X
-            return "x" * self.width, "x"
-        cap, mem_bound = design.model(self.bank.fmt, peak, bw, ai)
+    def _model(self, design: Design, values: tuple[int, int, int]) -> tuple[str, str]:
+        cap, mem_bound = design.model(self.bank.fmt, *values)
         return f"{cap:0{self.width}x}", str(int(mem_bound))
 
     def close(self) -> None:

@@ -40,6 +40,7 @@ from roofline_course.testbench_lab.design_bank import DesignBank, build_bank
 from roofline_course.testbench_lab.port_shell import GraderSideError, build_shell
 from roofline_course.testbench_lab.run import RunResult, run_design
 
+GRADER_ERROR_FILE = "grader-error.txt"
 HIDDEN_RUN_FACTOR = 4  # a hidden run may take this many times the slowest visible run of the correct design
 
 
@@ -98,9 +99,8 @@ def grade(lab: Lab, spec: str, out: Path, *, limits: sandbox.Limits, unsafe: boo
         todo = plan(lab, visible + hidden)
         workshop = Workshop(lab, todo)
     except (DesignError, GraderSideError) as problem:
-        write_designs(out, [])
-        return Grade(lab, spec, check, [GroupScore(g, 0.0, "error", [f"the grader could not build its designs: {problem}"])
-                                        for g in lab.groups])
+        write_designs(out, [], f"the grader could not build its designs: {problem}")
+        return Grade(lab, spec, check, [GroupScore(g, 0.0, "error", [marks.GRADER_FAULT]) for g in lab.groups])
     runner = Runner(lab, testbench, workshop, out, limits, unsafe, slot, parallel, progress)
     try:
         results = runner.phase([r for r in todo if not r.group.hidden], lab.timeout_s)
@@ -128,7 +128,7 @@ def score(group: Group, results: list[RunResult], verdict: marks.Gate) -> GroupS
         return marks.score_reference(group, own, verdict, visible_bugs)
     if group.hidden and not verdict.ok:
         return GroupScore(group, 0.0, "not run", [marks.NOT_SCORED])
-    return marks.score_bugs(group, own, verdict)
+    return marks.score_bugs(group, own, verdict, results)
 
 
 @dataclass
@@ -158,14 +158,19 @@ class Runner:
         log = self.out / "runs" / f"run-{number:02d}.log"
         result = run_design(design, planned.group.name, self.workshop.banks[design.param_set],
                             self.workshop.shells[design.param_set], self.testbench, self.lab.seed, timeout_s,
-                            self.limits, self.slot, self.unsafe, log, sample_coverage=design.correct)
+                            self.limits, self.slot, self.unsafe, log)
         result.log = str(log.relative_to(self.out))
         result.group_hidden = planned.group.hidden
         return result
 
 
-def write_designs(out: Path, results: list[RunResult]) -> None:
-    """designs.json, for instructors only (no student view reads it): which design each run served and how it went."""
+def write_designs(out: Path, results: list[RunResult], grader_error: str = "") -> None:
+    """designs.json, for instructors only (no student view reads it): which design each run served and how it went,
+    and grader-error.txt when the grader failed (its text names the grading machine's files: no student sees it)."""
+    (out / GRADER_ERROR_FILE).unlink(missing_ok=True)
+    errors = [grader_error, *(f"{run.log}: {run.grader_error}" for run in results if run.grader_error)]
+    if any(errors):
+        (out / GRADER_ERROR_FILE).write_text("\n".join(error for error in errors if error) + "\n")
     rows = [{"log": run.log, "group": run.group, "design": run.design.id, "kind": run.design.kind, "what": run.design.what,
              "claim": run.claim, "failed_tests": [t.name for t in run.failed_tests], "exposed_at": run.transcript.exposed_at,
              "differs": sorted(run.transcript.differs), "vectors": run.transcript.queries,

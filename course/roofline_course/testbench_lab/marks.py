@@ -14,7 +14,10 @@ reach its bug. The rules:
 - `no false alarm` scores only when the testbench also caught a visible bug: a testbench that
   passes every design checks nothing.
 Feedback names kinds of bugs (the mutant's class) and the student's own tests, never a design,
-its source, a difference or a vector.
+its source, a difference or a vector of a faulty design. A false alarm says why (diagnosis): a
+wrong check, on the vector the student's test failed on the correct design, or a verdict or
+stimulus that is not a function of the ports. A grader error is named as the grader's, never with
+its own text (that names the grading machine's files); designs.json and grader-error.txt keep it.
 """
 
 from __future__ import annotations
@@ -26,12 +29,12 @@ from roofline_bench.coverage import expected_bins, table
 from roofline_course.labs.definitions import Group
 from roofline_course.labs.designs import KIND_HINTS
 from roofline_course.results import GroupScore
+from roofline_course.testbench_lab.diagnosis import describe_format, wrong_verdicts
 from roofline_course.testbench_lab.port_shell import SHELL_TOP
 from roofline_course.testbench_lab.run import RunResult
 
-SHOWN_FAILURES = 3
-MESSAGE_LINES = 6
 NOT_SCORED = "not scored: the visible runs of the correct design score nothing (see no false alarm)"
+GRADER_FAULT = "the grader could not run your testbench (its fault, not yours: ask for a regrade)"
 
 
 @dataclass
@@ -54,62 +57,68 @@ def caught(run: RunResult) -> bool:
 
 
 def false_alarm(run: RunResult) -> str:
-    """Why this run is a false alarm, or "" when it is not one."""
+    """Why this run is a false alarm, or "" when it is not one; a failed verdict is explained by diagnosis."""
     if not run.behaved_correctly:
         return ""
-    where = "the correct design" if run.design.correct else \
-        "a faulty design that answered every vector your testbench applied exactly as the correct design does"
-    if run.transcript.violation:
-        return f"on {where}, {run.transcript.violation}: drive the design only through dut's ports"
-    if run.timed_out:
-        return f"your testbench did not finish on {where} within the time limit ({run.seconds:.0f} s)"
-    if run.crashed and run.tests is None:
-        return f"your testbench was stopped by a limit (memory, processes, output or CPU time) on {where}"
+    if why := run_problem(run):
+        return why
     if run.claim == "pass":
         return ""
-    if not run.design.correct:
-        return (f"your testbench failed {where}: its verdict depends on something besides the ports (an unseeded random "
-                "choice, the time, a file?)")
+    return f"your testbench failed {where(run)}"
+
+
+def where(run: RunResult) -> str:
+    return "the correct design" if run.design.correct else \
+        "a faulty design that answered every vector your testbench applied exactly as the correct design does"
+
+
+def run_problem(run: RunResult) -> str:
+    """What went wrong with a run besides its verdict: the channel written to, a time limit, no results."""
+    if run.transcript.violation:
+        return f"on {where(run)}, {run.transcript.violation}: drive the design only through dut's ports"
+    if run.timed_out:
+        return f"your testbench did not finish on {where(run)} within the time limit ({run.seconds:.0f} s)"
+    if run.crashed and run.tests is None:
+        return f"your testbench was stopped by a limit (memory, processes, output or CPU time) on {where(run)}"
+    if run.claim == "pass":
+        return ""
     if run.problem:
-        return f"on {where}: {run.problem}"
+        return f"on {where(run)}: {run.problem}"
     if run.tests is None:
-        return f"your testbench gave no results on {where}: cocotb did not run it (see the log)"
+        return f"your testbench gave no results on {where(run)}: cocotb did not run it (see the log)"
     if not [t for t in run.tests if t.outcome != "skipped"]:
-        return f"your testbench ran no test on {where}: decorate each test with @cocotb.test()"
-    return f"FALSE ALARM: your testbench failed {where} ({describe_format(run)})"
+        return f"your testbench ran no test on {where(run)}: decorate each test with @cocotb.test()"
+    return ""
 
 
-def describe_format(run: RunResult) -> str:
-    fmt = run.design.param_set
-    return f"UQ{fmt.int_bits}.{fmt.frac_bits}"
-
-
-def failure_lines(run: RunResult) -> list[str]:
-    """The student's own failing tests and their messages (only ever of a run that behaved correctly)."""
-    lines = []
-    for test in run.failed_tests[:SHOWN_FAILURES]:
-        message = test.message.splitlines()[:MESSAGE_LINES] or ["(no message)"]
-        lines += [f"  {test.name}: {message[0]}", *(f"    {line}" for line in message[1:])]
-    if len(run.failed_tests) > SHOWN_FAILURES:
-        lines.append(f"  ... and {len(run.failed_tests) - SHOWN_FAILURES} more failing test(s)")
-    return lines
+def alarm_lines(runs: list[RunResult], every: list[RunResult]) -> tuple[list[str], str]:
+    """The false alarms among `runs`, as feedback lines, and the log to show (the correct design's first)."""
+    lines: list[str] = []
+    problems: dict[str, list[RunResult]] = {}
+    judged = []
+    for run in sorted(runs, key=lambda r: not r.design.correct):
+        if not run.behaved_correctly:
+            continue
+        if why := run_problem(run):
+            problems.setdefault(why, []).append(run)
+        elif run.claim == "fail":
+            judged.append(run)
+    for why, same in problems.items():
+        lines.append(why + (f" (on {len(same)} runs)" if len(same) > 1 else ""))
+    lines += wrong_verdicts(judged, every)
+    alarms = [*(same[0] for same in problems.values()), *judged]
+    log = next((run.log for run in alarms if run.design.correct), alarms[0].log if alarms else "")
+    return lines, log
 
 
 def gate(visible: list[RunResult]) -> Gate:
     found = Gate()
-    if errors := [run.grader_error for run in visible if run.grader_error]:
-        found.problems.append(f"the grader could not run your testbench (its fault, not yours: ask for a regrade): {errors[0]}")
+    if any(run.grader_error for run in visible):
+        found.problems.append(GRADER_FAULT)
         found.tag = "grader error"
         return found
-    alarms: dict[str, list[RunResult]] = {}
-    for run in sorted(visible, key=lambda r: not r.design.correct):  # the correct design's first: its log is shown
-        if why := false_alarm(run):
-            alarms.setdefault(why, []).append(run)
-    for why, runs in alarms.items():
-        found.problems.append(why + (f" (on {len(runs)} runs)" if len(runs) > 1 else ""))
-        if runs[0].design.correct:
-            found.problems += failure_lines(runs[0])
-        found.log = found.log or runs[0].log
+    found.problems, found.log = alarm_lines(visible, visible)
+    if found.problems:
         found.tag = "false alarm"
     correct = [run for run in visible if run.design.correct]
     if any(not run.transcript.toggled and not run.transcript.violation for run in correct):
@@ -145,17 +154,18 @@ def score_reference(group: Group, runs: list[RunResult], verdict: Gate, visible_
     return GroupScore(group, group.weight, "pass", detail if verdict.notes else [], seconds)
 
 
-def score_bugs(group: Group, runs: list[RunResult], verdict: Gate) -> GroupScore:
+def score_bugs(group: Group, runs: list[RunResult], verdict: Gate, every: list[RunResult]) -> GroupScore:
+    """A group of faulty designs (and the correct design, whose runs must pass); `every` is the grading's runs."""
     faulty = [run for run in runs if not run.design.correct]
     seconds = max((run.seconds for run in runs), default=0.0)
     if not verdict.ok:
         return GroupScore(group, 0.0, "not run", [NOT_SCORED], seconds)
-    if errors := [run.grader_error for run in runs if run.grader_error]:
-        return GroupScore(group, 0.0, "error", [f"the grader could not run this group: {errors[0]}"], seconds)
-    alarms = [why for run in runs if (why := false_alarm(run))]
+    if any(run.grader_error for run in runs):
+        return GroupScore(group, 0.0, "error", [GRADER_FAULT], seconds)
+    alarms, log = alarm_lines(runs, every)
     if alarms:
-        return GroupScore(group, 0.0, "fail", [*dict.fromkeys(alarms), "a false alarm scores this group nothing"],
-                          seconds, ["false alarm"])
+        return GroupScore(group, 0.0, "fail", [*alarms, "a false alarm scores this group nothing"], seconds,
+                          ["false alarm"], log=log)
     hits = [run for run in faulty if caught(run)]
     marks = group.weight * len(hits) / len(faulty) if faulty else 0.0
     status = "pass" if len(hits) == len(faulty) else ("partial" if hits else "fail")

@@ -4,7 +4,9 @@ A student's testbench never runs in the same simulator as the design it tests. I
 holds the *shell*: a module `roofline_attainable` with the contract's ports and nothing else,
 whose outputs come from the grader. Each time an input changes, a second top-level module of the
 shell (the plumbing, not under `dut`) writes the inputs to a FIFO and reads the outputs back
-(port_channel answers them from the design bank).
+(port_channel answers them from the design bank). A query is one line: each input as `%h` prints
+it (exactly `digits(fmt)` hex digits, an X or Z nibble as x, X, z or Z) and the simulation time in
+picoseconds (`%0d`), which lets the grader name the vector a failing test was checking.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_core.contract import MODULES, ParamSet, tops_with
@@ -21,7 +24,9 @@ TIMESCALE = "+timescale+1ns/1ps"
 ORACLE_PLUSARG = "channel"
 (SHELL_TOP,) = tops_with("shell")  # lab 6's module: the shell has its parameters and ports, from the contract table
 PLUMBING_TOP = "roofline_port_channel"
-# the outputs the shell reads back from the grader, in the order of its $fscanf (the contract's)
+# the inputs the shell sends the grader, in the order of its $fdisplay, and the outputs it reads back, in the
+# order of its $fscanf (the contract's)
+SHELL_INPUTS = tuple(port.name for port in MODULES[SHELL_TOP].ports if not port.output)
 SHELL_OUTPUTS = tuple(port.name for port in MODULES[SHELL_TOP].ports if port.output)
 
 
@@ -54,6 +59,8 @@ module {top} #(
 endmodule
 
 // A second top level: each change of the inputs goes to the grader, the outputs come back.
+// Its time unit is 1 ps, so $time counts picoseconds whatever step the testbench takes.
+`timescale 1ps/1ps
 module {PLUMBING_TOP};
   integer query, answer, got;
   reg [8*512-1:0] folder;
@@ -63,7 +70,7 @@ module {PLUMBING_TOP};
     answer = $fopen({{folder, "/answer"}}, "r");
   end
   always @({ins}) begin
-    $fdisplay(query, "{' '.join(['%h'] * len(inputs))}", {ins});
+    $fdisplay(query, "{' '.join(['%h'] * len(inputs))} %0d", {ins}, $time);
     $fflush(query);
     got = $fscanf(answer, "{' '.join(['%h'] * len(outputs))}", {outs});
   end
@@ -73,6 +80,15 @@ endmodule
 
 
 SHELL = shell_source()
+
+
+@dataclass(frozen=True)
+class Query:
+    """One line of the shell, as the grader read it (port_channel.read_query)."""
+
+    vector: tuple[str, str, str]  # the inputs as %h printed them
+    values: tuple[int, int, int] | None  # their values; None when any input holds an X or Z
+    time_ps: int
 
 
 class GraderSideError(RuntimeError):

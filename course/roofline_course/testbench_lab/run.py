@@ -39,9 +39,12 @@ PYTHON_HASH_SEED = "0"
 
 @dataclass(frozen=True)
 class RanTest:
+    """One test as the testbench reports it (a claim: only ever shown to the student, never scored on its own)."""
+
     name: str
     outcome: str  # passed, failed, skipped
-    message: str = ""
+    message: str = ""  # a failure's exception, as its type and text (never its traceback)
+    stop_ps: int | None = None  # the simulation time the test ended at, in ps
 
 
 @dataclass
@@ -96,13 +99,12 @@ def hidden_harness(channel: Channel) -> list[tuple[Path, str]]:
 
 
 def run_design(design: Design, group: str, bank: DesignBank, shell: Path, testbench: Testbench, seed: int,
-               timeout_s: float, limits: sandbox.Limits, slot: int, unsafe: bool, log_file: Path,
-               sample_coverage: bool) -> RunResult:
+               timeout_s: float, limits: sandbox.Limits, slot: int, unsafe: bool, log_file: Path) -> RunResult:
     """The testbench against `design` (a column of `bank`), in a fresh sandbox."""
     channel = Channel(shell)
     bubblewrap = not unsafe and sandbox.mode() == "bwrap"
     inside = CHANNEL if bubblewrap else channel.folder  # without a mount, the step opens the folder where it is
-    server = ChannelServer(channel, bank, design.column, reference(design.family, design.param_set).column, sample_coverage)
+    server = ChannelServer(channel, bank, design.column, reference(design.family, design.param_set).column)
     job = {"argv": ["vvp", "-n", "-m", str(cocotb_tools.config.lib_entry("vpi", "icarus")), str(inside / "shell.vvp"),
                     f"+{ORACLE_PLUSARG}={inside}", "-none"],
            "env": cocotb_env(testbench, str(sandbox.SUBMISSION), seed), "results": str(sandbox.WORK / "results.xml"),
@@ -134,9 +136,18 @@ def read_reply(data: bytes) -> tuple[list[RanTest] | None, str]:
         tests = reply["tests"]
         if tests is None:
             return None, ""
-        found = [RanTest(str(t["name"])[:200], str(t["outcome"]), str(t.get("message", ""))[:2000]) for t in tests]
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        found = [RanTest(str(t["name"])[:200], str(t["outcome"]), str(t.get("message", ""))[:2000], _picoseconds(t))
+                 for t in tests]
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OverflowError):
         return None, "the run's reply could not be read"
     if any(t.outcome not in OUTCOMES for t in found):
         return None, "the run's reply could not be read"
     return found, ""
+
+
+def _picoseconds(test: dict) -> int | None:
+    """A test's stop time (ns, as cocotb reports it) in ps; None when it is missing or not a time."""
+    stop = test.get("stop_ns")
+    if not isinstance(stop, int | float) or isinstance(stop, bool) or not 0 <= stop < 1e15:
+        return None
+    return round(stop * 1000)

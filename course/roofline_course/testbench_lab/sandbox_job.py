@@ -18,8 +18,9 @@ MAX_TESTS = 500
 MAX_MESSAGE = 2000
 
 
-def outcomes(path: str) -> list[dict[str, str]] | None:
-    """Each test's name, outcome (passed, failed, skipped) and failure message; None without a results file."""
+def outcomes(path: str) -> list[dict[str, object]] | None:
+    """Each test's name, outcome (passed, failed, skipped), failure (its exception's type and text, without the
+    traceback, whose frames name the grading machine's files) and stop time; None without a results file."""
     try:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError):
@@ -30,9 +31,14 @@ def outcomes(path: str) -> list[dict[str, str]] | None:
         if problem is None:
             problem = case.find("error")
         outcome = "skipped" if case.find("skipped") is not None else ("failed" if problem is not None else "passed")
-        message = "" if problem is None else (problem.get("message") or "") + "\n" + (problem.text or "")
+        message = "" if problem is None else ": ".join(part for part in (problem.get("type"), problem.get("message")) if part)
+        stop = next((p.get("value") for p in case.iter("property") if p.get("name") == "sim_time_stop"), None)
+        try:
+            stop_ns = float(stop) if stop is not None else None
+        except ValueError:
+            stop_ns = None
         found.append({"name": f"{case.get('classname', '')}.{case.get('name', '')}"[:200], "outcome": outcome,
-                      "message": message.strip()[:MAX_MESSAGE]})
+                      "message": message.strip()[:MAX_MESSAGE], "stop_ns": stop_ns})
         if len(found) >= MAX_TESTS:
             break
     return found

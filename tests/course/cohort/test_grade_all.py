@@ -207,6 +207,46 @@ def test_an_exception_grading_one_entry_is_its_row_not_the_class(tmp_path: Path,
     assert (tmp_path / "out" / "dashboard.html").exists()
 
 
+# ---------------------------------------------------------------- every form make check takes
+
+
+def test_a_testbench_lab_takes_every_form_make_check_takes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lab 6, as the handout and `make check` take a testbench: one test_*.py file, a folder, a .zip. A design
+    lab's forms are not a testbench's, and lab 1 takes no .py entry."""
+    room = tmp_path / "room"
+    room.mkdir()
+    verdict = "# fake-result: " + json.dumps({"groups": {"example bugs": {"score": 5.0, "status": "partial"}}}) + "\n"
+    (room / "test_one_file.py").write_text("import cocotb\n" + verdict)
+    (room / "folder" / "tb").mkdir(parents=True)
+    (room / "folder" / "tb" / "test_unit.py").write_text("import helpers\n")
+    (room / "folder" / "tb" / "helpers.py").write_text("")
+    with zipfile.ZipFile(room / "zipped.zip", "w") as bundle:
+        bundle.writestr("test_zipped.py", "import cocotb\n")
+    (room / "design.sv").write_text(reference_text())
+    (room / "helpers_only.py").write_text("")
+    template = tmp_path / "fake-grader-template.json"
+    template.write_text(json.dumps(fake_grader.full_marks(6)))
+    monkeypatch.setenv(fake_grader.TEMPLATE, str(template))
+    monkeypatch.setattr(grade_all, "GRADER", (str(FAKE_GRADER),))
+    out = tmp_path / "out"
+    assert grade_all.main(["--lab", "6", "--unsafe-no-sandbox", "--jobs", "2", "--submissions", str(room),
+                           "--out", str(out)]) == 0
+    rows = {row["submission"]: row for row in csv.DictReader((out / "scores.csv").open())}
+    found = {name: (row["status"], float(row["score"] or 0)) for name, row in rows.items()}
+    assert found == {"test_one_file.py": ("graded", 85.0), "folder": ("graded", 100.0), "zipped.zip": ("graded", 100.0),
+                     "design.sv": ("not graded", 0.0), "helpers_only.py": ("no files", 0.0)}, found
+    assert "not a folder, .py or .zip file (.sv)" in rows["design.sv"]["first problem"]
+    assert "no test module" in rows["helpers_only.py"]["first problem"]
+    staged = {name: sorted(str(p.relative_to(folder / "submission")) for p in (folder / "submission").rglob("*.py"))
+              for name in ("test_one_file.py", "folder", "zipped.zip")
+              for folder in (out / "runs").glob(f"*/{table.entry_id(name)}")}
+    assert staged == {"test_one_file.py": ["test_one_file.py"], "folder": ["tb/helpers.py", "tb/test_unit.py"],
+                      "zipped.zip": ["test_zipped.py"]}, staged
+    lab1 = load_lab(1)
+    assert grade_all.not_gradable(room / "test_one_file.py", lab1) == "not a folder, .sv, .v or .zip file (.py): not graded"
+    assert grade_all.not_gradable(room / "design.sv", lab1) is None
+
+
 # ---------------------------------------------------------------- student text, neutralised where it lands
 
 
