@@ -31,6 +31,7 @@ naming the file, the line and the construct; or {"compile": "..."} when the desi
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -144,18 +145,31 @@ def real_preprocessor(tool: str, files: list[str], includes: list[str]) -> tuple
     return MARKER.sub("", text), ""
 
 
-def verilator_defines() -> list[str]:
+@functools.cache
+def verilator_defines() -> tuple[str, ...]:
     """The macros Verilator itself defines, asked of it."""
     run = subprocess.run(["verilator", "-E", "--dump-defines", "/dev/null"], capture_output=True, text=True, timeout=60)
     found = re.findall(r"^`define (\w+)(?: (.*))?$", run.stdout, re.M)
-    return [f"{name}={value}" if value else name for name, value in found if not value.startswith("/*")]
+    return tuple(f"{name}={value}" if value else name for name, value in found if not value.startswith("/*"))
 
 
 def check(files: list[str], includes: list[str], tools: list[str], root: str) -> dict:
     """The reply for a design built by these tools: a simulator (icarus or verilator), and yosys
     when its view counts (the port check and synthesis read the design as Yosys does). root: the
     submission's folder, which every file read must be in."""
-    problems, trees = allow_list(files, includes, tools)
+    reply = checked_design(files, includes, tools, root)
+    if "canonical" in reply:
+        design = canonical.Canonical.from_json(reply["canonical"])
+        reply["problems"] = as_the_tools_read_it(design, tools)[:MAX_PROBLEMS]
+    return reply
+
+
+def checked_design(files: list[str], includes: list[str], tools: list[str], root: str,
+                   preprocessors: bool = True) -> dict:
+    """The reply before any tool reads the canonical design: the allow-list's problems, or the
+    canonical design. preprocessors: hold pyslang's view to each simulator's own preprocessor
+    (a differential test of pyslang alone leaves them out, and reads the tools' outputs instead)."""
+    problems, trees = allow_list(files, includes, tools, preprocessors)
     if problems:
         return {"problems": problems, "notes": []}
     tree = trees[tools[0]]
@@ -167,11 +181,10 @@ def check(files: list[str], includes: list[str], tools: list[str], root: str) ->
     except canonical.NotPrintable as problem:
         return {"problems": [str(problem)], "notes": []}
     design = canonical.Canonical(design.text, [(_relative(name, root), line) for name, line in design.lines])
-    problems = as_the_tools_read_it(design, tools)
-    return {"problems": problems[:MAX_PROBLEMS], "notes": [], "canonical": design.to_json()}
+    return {"problems": [], "notes": [], "canonical": design.to_json()}
 
 
-def allow_list(files: list[str], includes: list[str], tools: list[str]
+def allow_list(files: list[str], includes: list[str], tools: list[str], preprocessors: bool = True
                ) -> tuple[list[str], dict[str, pyslang.syntax.SyntaxTree]]:
     """(problems, each tool's parse): the three looks of the module's text."""
     problems: list[str] = []
@@ -179,7 +192,7 @@ def allow_list(files: list[str], includes: list[str], tools: list[str]
     trees: dict[str, pyslang.syntax.SyntaxTree] = {}
     seen: set[str] = set()
     for tool in tools:
-        defines = DEFINES[tool] + (verilator_defines() if tool == "verilator" else [])
+        defines = DEFINES[tool] + (list(verilator_defines()) if tool == "verilator" else [])
         trees[tool] = parse(files, includes, defines)
         tokens, found = read_tokens(trees[tool], located=True)
         views[tool] = tokens
@@ -188,7 +201,7 @@ def allow_list(files: list[str], includes: list[str], tools: list[str]
             seen.add(call.text)
             problems.append(f"{call.where}: {call.text}: a design may not call it (the grader allows only "
                             "elaboration checks, $display and its kind, and assertion functions)")
-    for tool in (t for t in tools if t in SIMULATORS):
+    for tool in (t for t in tools if t in SIMULATORS and preprocessors):
         problems += _as_the_simulator_sees_it(tool, files, includes, views[tool], seen)
     first, *others = tools
     for other in others:

