@@ -79,6 +79,8 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
                           timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
                           env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda, stall_s=stall_s)
     outcome = replace(outcome, stdout=design.to_source(outcome.stdout), stderr=design.to_source(outcome.stderr))
+    if group.kind == "synthesis":  # its reply is the tools' figures or their error, never a tape
+        outcome = replace(outcome, result=design.to_source(outcome.result.decode(errors="replace")).encode())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
     return outcome

@@ -166,3 +166,22 @@ def test_a_design_that_expands_past_the_cap_is_refused(tmp_path: Path, monkeypat
     monkeypatch.setattr(canonical, "MAX_BYTES", size - 1)
     with pytest.raises(canonical.NotPrintable, match="expands to more than"):
         written(tmp_path, {"m.sv": text})
+
+
+def test_a_tools_error_on_the_canonical_design_names_and_quotes_the_students_line(tmp_path: Path) -> None:
+    """precheck.Built.errors: Icarus's, Yosys's or Verilator's message on canonical.sv comes back as
+    the student's file and line, quoting that line of the student's own file."""
+    from roofline_course import sandbox
+    from roofline_course.intake.precheck import Built, Runner
+    from roofline_course.intake.submission import Submission
+
+    staged = tmp_path / "staged"
+    (staged / "sub").mkdir(parents=True)
+    (staged / "sub" / "top.sv").write_text("module m;\n\n  wire [3:0] = 4'd1;\nendmodule\n")
+    student = Submission(staged, [staged / "sub" / "top.sv"])
+    design = canonical.Canonical("module m ;\nwire [ 3 : 0 ] = 4'd1 ;\nendmodule\n",
+                                 [("sub/top.sv", 1), ("sub/top.sv", 3), ("sub/top.sv", 4)])
+    built = Built(student, design, student, Runner(student, sandbox.Limits()))
+    errors = built.errors(f"{sandbox.SUBMISSION}/{canonical.NAME}:2: syntax error\n"
+                          f"{sandbox.SUBMISSION}/{canonical.NAME}:2: error: invalid module item.\n")
+    assert errors == ["sub/top.sv:3: syntax error\n      | wire [3:0] = 4'd1;", "sub/top.sv:3: error: invalid module item."]
