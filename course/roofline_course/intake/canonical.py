@@ -101,18 +101,18 @@ class Places:
 
     def __init__(self, manager: pyslang.SourceManager) -> None:
         self.manager = manager
-        self.newlines: dict[int, list[int]] = {}
+        self.buffers: dict[int, tuple[str, list[int]]] = {}  # buffer -> (its file, where its lines end)
 
     def of(self, location: pyslang.SourceLocation) -> tuple[str, int]:
         expanded = self.manager.getFullyExpandedLoc(location)
         buffer = expanded.buffer
-        key = buffer.id
-        if key not in self.newlines:
+        if buffer.id not in self.buffers:
             text = self.manager.getSourceText(buffer)
-            self.newlines[key] = [index for index, char in enumerate(text) if char == "\n"]
-        line = bisect.bisect_left(self.newlines[key], expanded.offset) + 1
-        full = self.manager.getFullPath(buffer)  # the raw name may be a path relative to somewhere else
-        return (str(full) if full.parts else self.manager.getRawFileName(buffer)), line
+            full = self.manager.getFullPath(buffer)  # the raw name may be a path relative to somewhere else
+            name = str(full) if full.parts else self.manager.getRawFileName(buffer)
+            self.buffers[buffer.id] = name, [index for index, char in enumerate(text) if char == "\n"]
+        name, ends = self.buffers[buffer.id]
+        return name, bisect.bisect_left(ends, expanded.offset) + 1
 
     def shown(self, location: pyslang.SourceLocation) -> str:
         name, line = self.of(location)

@@ -113,8 +113,12 @@ def source_tokens(files: list[str], includes: list[str], defines: list[str]) -> 
 
 def _where(manager: pyslang.SourceManager, location: pyslang.SourceLocation) -> str:
     original = manager.getFullyOriginalLoc(location)
-    name = Path(manager.getFileName(original)).name or "?"
-    return f"{name}:{manager.getLineNumber(original)}"
+    return f"{_base_name(manager.getFileName(original))}:{manager.getLineNumber(original)}"
+
+
+@functools.cache
+def _base_name(name: str) -> str:
+    return Path(name).name or "?"
 
 
 def _directive_at(manager: pyslang.SourceManager, location: pyslang.SourceLocation) -> str:
@@ -233,10 +237,12 @@ def syntax_errors(tree: pyslang.syntax.SyntaxTree, root: str) -> list[str]:
     return errors[:MAX_PROBLEMS]
 
 
+@functools.cache
 def _inside(name: str, root: str) -> bool:
     return bool(name) and Path(name).resolve().is_relative_to(Path(root).resolve())
 
 
+@functools.cache
 def _relative(name: str, root: str) -> str:
     return str(Path(name).resolve().relative_to(Path(root).resolve()))
 
@@ -245,8 +251,7 @@ def as_the_tools_read_it(design: canonical.Canonical, tools: list[str]) -> list[
     """The canonical text as each simulator's own preprocessor makes it (the same tokens, or a
     problem), and Verilator's own parse of it held to the allow-list."""
     problems = []
-    checked = pyslang.syntax.SyntaxTree.fromText(design.text, pyslang.SourceManager(), canonical.NAME)
-    wanted = canonical.stream(checked)
+    wanted = canonical.stream(pyslang.syntax.SyntaxTree.fromText(design.text, pyslang.SourceManager(), canonical.NAME))
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / canonical.NAME
