@@ -46,7 +46,9 @@ REFUSED_DIRECTIVES = {
 PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
 GLUED = (pyslang.parsing.TokenKind.Apostrophe,)  # a cast: int'(x), written without spaces
 FOREIGN = "an `include of a file that is not one of yours"
-REFERENCE = re.compile(r"(?:[^\s:'\"()]*/)?" + re.escape(NAME) + r":(\d+)(?::\d+)?")
+REFERENCE = re.compile(re.escape(NAME) + r":(\d+)(?::\d+)?")  # found by its name: linear in any text
+PATH_CHARACTER = re.compile(r"[^\s:'\"()]")
+MAX_FOLDER = 4096  # how far back a folder before canonical.sv is looked for
 
 
 class NotPrintable(ValueError):
@@ -71,11 +73,19 @@ class Canonical:
     def to_source(self, message: str, prefix: str = "") -> str:
         """A tool's message with every canonical.sv:LINE[:COL] as the student's own prefix+file:line."""
 
-        def back(match: re.Match[str]) -> str:
+        out, done = [], 0
+        for match in REFERENCE.finditer(message):
             place = self.source_of(int(match[1]))
-            return f"{prefix}{place[0]}:{place[1]}" if place else match[0]
-
-        return REFERENCE.sub(back, message)
+            if place is None:
+                continue
+            start = match.start()
+            if start and message[start - 1] == "/":  # the folder the tool named it by goes too
+                floor = max(done, start - MAX_FOLDER)
+                while start > floor and PATH_CHARACTER.match(message[start - 1]):
+                    start -= 1
+            out += [message[done:start], f"{prefix}{place[0]}:{place[1]}"]
+            done = match.end()
+        return "".join([*out, message[done:]])
 
     def write(self, folder: Path) -> Path:
         """The text as the only file of `folder` (what the tools' sandboxes mount), and its map beside it."""

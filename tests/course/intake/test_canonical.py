@@ -185,3 +185,12 @@ def test_a_tools_error_on_the_canonical_design_names_and_quotes_the_students_lin
     errors = built.errors(f"{sandbox.SUBMISSION}/{canonical.NAME}:2: syntax error\n"
                           f"{sandbox.SUBMISSION}/{canonical.NAME}:2: error: invalid module item.\n")
     assert errors == ["sub/top.sv:3: syntax error\n      | wire [3:0] = 4'd1;", "sub/top.sv:3: error: invalid module item."]
+
+
+def test_mapping_a_message_back_is_linear_in_its_length() -> None:
+    """A simulator's log holds what the design prints (up to 8 MiB): a run of path-like characters
+    must not make the mapping quadratic, and a folder is looked for only so far back."""
+    design = canonical.Canonical("module m ;\n", [("top.sv", 7)])
+    long_word = "a/" * (1 << 20)
+    assert design.to_source(long_word + f"{canonical.NAME}:1: error") == long_word[:-canonical.MAX_FOLDER] + "top.sv:7: error"
+    assert design.to_source(long_word) == long_word
