@@ -100,8 +100,8 @@ class Canonical:
         return {"text": self.text, "files": files, "lines": [[index[name], line] for name, line in self.lines]}
 
     @classmethod
-    def from_json(cls, data: dict, name: Callable[[str], str] = str) -> Canonical:
-        files = [name(str(path)) for path in data["files"]]
+    def from_json(cls, data: dict) -> Canonical:
+        files = [str(path) for path in data["files"]]
         return cls(str(data["text"]), [(files[int(which)], int(line)) for which, line in data["lines"]])
 
 
