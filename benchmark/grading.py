@@ -3,7 +3,7 @@
 The class is generated: correct copies of the reference, copies with a bug (the ridge taken as
 memory-bound, a truncated cap), copies that do not compile, and copies that hang (a
 combinational loop). `python benchmark/grading.py [--class-size 100] [--timeout S]` prints both
-times and writes benchmark/grading.json.
+times and writes benchmark/grading.json; `--class-size 0` times the one submission only.
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                      "--out", str(work / f"single-{run}")]) for run in range(5)]
     print(f"one lab-1 submission (the reference, every group), median of 5: {statistics.median(single):.2f} s "
           f"({', '.join(f'{s:.2f}' for s in single)})", flush=True)
+    if args.class_size == 0:
+        return 0
     counts = make_class(work / "class", args.class_size)
     command = [sys.executable, "-m", "roofline_course.cohort.grade_all", "--lab", "1", "--submissions", str(work / "class"),
                "--out", str(work / "class-out"), "--jobs", str(args.jobs)]

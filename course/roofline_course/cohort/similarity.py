@@ -2,14 +2,21 @@
 
 Only the staged copy is read (<report folder>/submission: what `make grade` unpacked and
 copied, zips included, regular Verilog files only (a testbench lab's: Python), no links
-followed), never the student's folder itself, and each submission within MAX_SUBMISSION_BYTES. The lab's starter counts as
-boilerplate, so shared starter code does not make two submissions alike. Every graded submission
-is compared with every other; a submission that cannot be compared is listed with the reason.
+followed), never the student's folder itself. The lab's starter counts as boilerplate, so shared
+starter code does not make two submissions alike. Every graded submission is compared with every
+other; a submission that cannot be compared is listed with the reason.
+
+Tokenising is student text run through a lexer (pygments, through copydetect), which some texts
+slow down: a file of backticks took ~30 s. So each submission has a budget: its staged files within
+MAX_SUBMISSION_BYTES, and its tokenising within FINGERPRINT_S, done in a child process that is
+killed when one submission overruns (that one is left out, with the reason; a fresh child takes
+the rest). No one entry holds the table up for longer than that.
 """
 
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 import stat
 from dataclasses import dataclass, field
@@ -22,6 +29,7 @@ from roofline_course.intake.submission import HDL_SUFFIXES
 STAGED = "submission"  # where `make grade` stages a submission inside its report folder
 COMPARED = (*HDL_SUFFIXES, ".py")  # a design's Verilog; a testbench lab's (lab 6) Python
 MAX_SUBMISSION_BYTES = 1 << 20
+FINGERPRINT_S = 10.0  # one submission's tokenising; a typical lab design takes well under a second
 FLOOR = 0.5  # pairs sharing less than this share of their tokens are not listed
 NOISE_TOKENS = 25  # copydetect's k: shorter shared runs do not count
 
@@ -90,14 +98,14 @@ def similarity(folders: dict[str, str], starter: Path) -> Similarity:
         return found
     language = "testbench.py" if any(starter.rglob("*.py")) else "design.sv"
     boilerplate = list(_fingerprint(starter_text(starter), language=language).hashes)
-    prints = {}
+    texts = {}
     for key, folder in sorted(folders.items()):
         try:
-            prints[key] = _fingerprint(staged_text(Path(folder) / STAGED), boilerplate, language)
+            texts[key] = staged_text(Path(folder) / STAGED)
         except NotComparable as why:
             found.left_out.append((key, str(why)))
-        except Exception as problem:  # noqa: BLE001 - a tokenizer on student text; one submission never costs the table
-            found.left_out.append((key, f"could not be tokenised ({type(problem).__name__})"))
+    prints, left_out = fingerprints(texts, boilerplate, language, FINGERPRINT_S)
+    found.left_out = sorted(found.left_out + left_out)
     found.compared = sorted(prints)
     for first, second in combinations(found.compared, 2):
         tokens, shares, _ = compare_files(prints[first], prints[second])
@@ -106,3 +114,49 @@ def similarity(folders: dict[str, str], starter: Path) -> Similarity:
             found.pairs.append(Pair(share, int(tokens), first, second))
     found.pairs.sort(key=lambda pair: (-pair.share, -pair.tokens, pair.first, pair.second))
     return found
+
+
+Message = tuple[str, Any, str]  # (id, its fingerprint or None, why it has none)
+
+
+def fingerprints(texts: dict[str, str], boilerplate: list[Any], language: str, budget_s: float
+                 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """(id -> fingerprint, [(id, why)]): each text tokenised in a child process within budget_s; one
+    that overruns is left out and the child killed, and a fresh child takes the texts after it."""
+    context = multiprocessing.get_context("fork")  # the child needs nothing of this process but the texts
+    todo = list(texts.items())
+    prints: dict[str, Any] = {}
+    left_out: list[tuple[str, str]] = []
+    while todo:
+        receiver, sender = context.Pipe(duplex=False)
+        child = context.Process(target=_fingerprint_each, args=(sender, todo, boilerplate, language), daemon=True)
+        child.start()
+        sender.close()
+        while todo:
+            key = todo.pop(0)[0]
+            try:
+                message: Message | None = receiver.recv() if receiver.poll(budget_s) else None
+            except (EOFError, OSError):  # the child died on this text
+                left_out.append((key, "could not be tokenised (the tokeniser stopped)"))
+                break
+            if message is None:
+                left_out.append((key, f"tokenising its files took longer than {budget_s:g} s: not compared"))
+                break
+            if message[1] is None:
+                left_out.append((key, message[2]))
+            else:
+                prints[key] = message[1]
+        child.kill()
+        child.join()
+        receiver.close()
+    return prints, left_out
+
+
+def _fingerprint_each(sender: Any, todo: list[tuple[str, str]], boilerplate: list[Any], language: str) -> None:
+    for key, text in todo:
+        try:
+            message: Message = (key, _fingerprint(text, boilerplate, language), "")
+        except Exception as problem:  # noqa: BLE001 - a tokenizer on student text; one submission never costs the table
+            message = (key, None, f"could not be tokenised ({type(problem).__name__})")
+        sender.send(message)
+    sender.close()

@@ -63,9 +63,10 @@ def stall_limit(timeout: float) -> float:
 
 def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
               stall_s: float | None = None) -> sandbox.Outcome:
-    """The group's job in a fresh sandbox; its reply comes back on the result pipe, its log on stdout."""
-    submission = check.submission
-    assert submission is not None
+    """The group's job in a fresh sandbox, on the canonical design alone (what the precheck checked);
+    its reply comes back on the result pipe, its log on stdout (with the student's file and line)."""
+    submission, design = check.design, check.canonical
+    assert submission is not None and design is not None
     work, root = sandbox.WORK, sandbox.SUBMISSION  # as the step sees them (sandbox.relocate moves them if need be)
     job = {"kind": group.kind, "top": lab.top, "sim": settings.sim, "param_set": asdict(group.param_set),
            "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
@@ -77,6 +78,9 @@ def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Setti
     outcome = sandbox.run([sys.executable, "-m", "roofline_course.design_lab.sandbox_job"], submission=submission.root,
                           timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
                           env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda, stall_s=stall_s)
+    outcome = replace(outcome, stdout=design.to_source(outcome.stdout), stderr=design.to_source(outcome.stderr))
+    if group.kind == "synthesis":  # its reply is the tools' figures or their error, never a tape
+        outcome = replace(outcome, result=design.to_source(outcome.result.decode(errors="replace")).encode())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
     return outcome

@@ -18,12 +18,20 @@ Three looks at the design:
    design whose code differs under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM ... is refused, so the
    circuit synthesized (and whose ports are checked) is the one simulated.
 
-The reply (stdout) is JSON: {"problems": [...], "notes": [...]}, a problem naming the file, the
-line and the construct; or {"compile": "..."} when the simulator's preprocessor rejects the design.
+Then the checked tree is written out as the canonical design (intake.canonical): the only text any
+tool is given from here on, in every group, synthesis included. It must read back as the same
+tokens, and each simulator's own preprocessor must make the same of it; Verilator's own parse of it
+is held to the allow-list again (intake.tool_outputs), as Icarus's program and Yosys's netlist are
+by the precheck's later steps.
+
+The reply (stdout) is JSON: {"problems": [...], "notes": [...], "canonical": {...}}, a problem
+naming the file, the line and the construct; or {"compile": "..."} when the design does not parse
+(pyslang's errors, or the simulator's preprocessor's), each as "file:line: error: message".
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -35,19 +43,9 @@ from pathlib import Path
 
 import pyslang
 
-# The system tasks and functions a lab design may use: elaboration-time checks and math, the
-# display family, simulation time, and assertion functions. Everything else (file and shell
-# access, $c in any spelling, plusargs, dumps, memory files, vendor and VPI tasks) is refused.
-ALLOWED = frozenset({
-    "$clog2", "$bits", "$signed", "$unsigned", "$size", "$high", "$low", "$left", "$right", "$increment",
-    "$dimensions", "$unpacked_dimensions", "$countones", "$countbits", "$onehot", "$onehot0", "$isunknown",
-    "$error", "$fatal", "$warning", "$info",
-    "$display", "$displayb", "$displayh", "$displayo", "$write", "$writeb", "$writeh", "$writeo",
-    "$strobe", "$strobeb", "$strobeh", "$strobeo", "$monitor", "$monitorb", "$monitorh", "$monitoro",
-    "$monitoron", "$monitoroff", "$sformatf", "$sformat", "$psprintf",
-    "$time", "$stime", "$realtime",
-    "$past", "$rose", "$fell", "$stable", "$changed", "$sampled",
-})
+from roofline_course.intake import canonical
+from roofline_course.intake.tool_outputs import ALLOWED, verilator_problems
+
 # The macros each tool defines in the real build (besides its own predefined ones for verilator,
 # which are asked of it); the first look preprocesses with these.
 DEFINES = {
@@ -59,6 +57,7 @@ TOOL_NAMES = {"icarus": "Icarus", "verilator": "Verilator", "yosys": "Yosys (syn
 SIMULATORS = ("icarus", "verilator")
 MARKER = re.compile(r"^\s*`(line|file_push|file_pop)\b.*$", re.M)  # the tools' own location markers
 MAX_PROBLEMS = 8
+VERILATOR_ERROR = re.compile(r"^%Error(?:-\w+)?: ([^\s:]+:\d+): (.*)$")
 
 
 class PreprocessorError(Exception):
@@ -99,19 +98,27 @@ def read_tokens(tree: pyslang.syntax.SyntaxTree, located: bool) -> tuple[list[To
     return tokens, problems
 
 
-def source_tokens(files: list[str], includes: list[str], defines: list[str]) -> tuple[list[Token], list[str]]:
-    """The design as pyslang's preprocessor makes it with these macros defined, every token placed."""
+def parse(files: list[str], includes: list[str], defines: list[str]) -> pyslang.syntax.SyntaxTree:
+    """The design as pyslang's preprocessor and parser make it with these macros defined."""
     options = pyslang.parsing.PreprocessorOptions()
     options.predefines = defines
     options.additionalIncludePaths = includes
-    tree = pyslang.syntax.SyntaxTree.fromFiles(files, pyslang.SourceManager(), pyslang.Bag([options]))
-    return read_tokens(tree, located=True)
+    return pyslang.syntax.SyntaxTree.fromFiles(files, pyslang.SourceManager(), pyslang.Bag([options]))
+
+
+def source_tokens(files: list[str], includes: list[str], defines: list[str]) -> tuple[list[Token], list[str]]:
+    """The design as pyslang's preprocessor makes it with these macros defined, every token placed."""
+    return read_tokens(parse(files, includes, defines), located=True)
 
 
 def _where(manager: pyslang.SourceManager, location: pyslang.SourceLocation) -> str:
     original = manager.getFullyOriginalLoc(location)
-    name = Path(manager.getFileName(original)).name or "?"
-    return f"{name}:{manager.getLineNumber(original)}"
+    return f"{_base_name(manager.getFileName(original))}:{manager.getLineNumber(original)}"
+
+
+@functools.cache
+def _base_name(name: str) -> str:
+    return Path(name).name or "?"
 
 
 def _directive_at(manager: pyslang.SourceManager, location: pyslang.SourceLocation) -> str:
@@ -142,29 +149,63 @@ def real_preprocessor(tool: str, files: list[str], includes: list[str]) -> tuple
     return MARKER.sub("", text), ""
 
 
-def verilator_defines() -> list[str]:
+@functools.cache
+def verilator_defines() -> tuple[str, ...]:
     """The macros Verilator itself defines, asked of it."""
     run = subprocess.run(["verilator", "-E", "--dump-defines", "/dev/null"], capture_output=True, text=True, timeout=60)
     found = re.findall(r"^`define (\w+)(?: (.*))?$", run.stdout, re.M)
-    return [f"{name}={value}" if value else name for name, value in found if not value.startswith("/*")]
+    return tuple(f"{name}={value}" if value else name for name, value in found if not value.startswith("/*"))
 
 
-def check(files: list[str], includes: list[str], tools: list[str]) -> tuple[list[str], list[str]]:
-    """(problems, notes) for a design built by these tools: a simulator (icarus or verilator),
-    and yosys when its view counts (the port check and synthesis read the design as Yosys does)."""
+def check(files: list[str], includes: list[str], tools: list[str], root: str) -> dict:
+    """The reply for a design built by these tools: a simulator (icarus or verilator), and yosys
+    when its view counts (the port check and synthesis read the design as Yosys does). root: the
+    submission's folder, which every file read must be in."""
+    reply = checked_design(files, includes, tools, root)
+    if "canonical" in reply:
+        design = canonical.Canonical.from_json(reply["canonical"])
+        reply["problems"] = as_the_tools_read_it(design, tools)[:MAX_PROBLEMS]
+    return reply
+
+
+def checked_design(files: list[str], includes: list[str], tools: list[str], root: str,
+                   preprocessors: bool = True) -> dict:
+    """The reply before any tool reads the canonical design: the allow-list's problems, or the
+    canonical design. preprocessors: hold pyslang's view to each simulator's own preprocessor
+    (a differential test of pyslang alone leaves them out, and reads the tools' outputs instead)."""
+    problems, trees = allow_list(files, includes, tools, preprocessors)
+    if problems:
+        return {"problems": problems, "notes": []}
+    tree = trees[tools[0]]
+    if errors := syntax_errors(tree, root):
+        raise PreprocessorError("\n".join(errors))
+    try:
+        design = canonical.write(tree, lambda name: _inside(name, root))
+        canonical.check_round_trip(design, tree)
+    except canonical.NotPrintable as problem:
+        return {"problems": [str(problem)], "notes": []}
+    design = canonical.Canonical(design.text, [(_relative(name, root), line) for name, line in design.lines])
+    return {"problems": [], "notes": [], "canonical": design.to_json()}
+
+
+def allow_list(files: list[str], includes: list[str], tools: list[str], preprocessors: bool = True
+               ) -> tuple[list[str], dict[str, pyslang.syntax.SyntaxTree]]:
+    """(problems, each tool's parse): the three looks of the module's text."""
     problems: list[str] = []
     views: dict[str, list[Token]] = {}
+    trees: dict[str, pyslang.syntax.SyntaxTree] = {}
     seen: set[str] = set()
     for tool in tools:
-        defines = DEFINES[tool] + (verilator_defines() if tool == "verilator" else [])
-        tokens, found = source_tokens(files, includes, defines)
+        defines = DEFINES[tool] + (list(verilator_defines()) if tool == "verilator" else [])
+        trees[tool] = parse(files, includes, defines)
+        tokens, found = read_tokens(trees[tool], located=True)
         views[tool] = tokens
         problems += found
         for call in forbidden(tokens):
             seen.add(call.text)
             problems.append(f"{call.where}: {call.text}: a design may not call it (the grader allows only "
                             "elaboration checks, $display and its kind, and assertion functions)")
-    for tool in (t for t in tools if t in SIMULATORS):
+    for tool in (t for t in tools if t in SIMULATORS and preprocessors):
         problems += _as_the_simulator_sees_it(tool, files, includes, views[tool], seen)
     first, *others = tools
     for other in others:
@@ -174,7 +215,68 @@ def check(files: list[str], includes: list[str], tools: list[str]) -> tuple[list
             problems.append(f"{where}the design is not the same for {TOOL_NAMES[first]} and {TOOL_NAMES[other]} (code "
                             "under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM or another macro a tool defines): the grader "
                             "grades one design, so every tool must build the same one")
-    return list(dict.fromkeys(problems))[:MAX_PROBLEMS], []
+    return list(dict.fromkeys(problems))[:MAX_PROBLEMS], trees
+
+
+def syntax_errors(tree: pyslang.syntax.SyntaxTree, root: str) -> list[str]:
+    """pyslang's parse errors as "file:line: error: message", in the student's files only."""
+    manager = tree.sourceManager
+    engine = pyslang.DiagnosticEngine(manager)
+    places = canonical.Places(manager)
+    errors = []
+    for diagnostic in tree.diagnostics:
+        if not diagnostic.isError():
+            continue
+        name, line = places.of(diagnostic.location)
+        if _inside(name, root):
+            errors.append(f"{_relative(name, root)}:{line}: error: {engine.formatMessage(diagnostic)}")
+        else:  # nothing of a file that is not the student's is quoted, not even pyslang's words about it
+            site = canonical.include_site(manager, diagnostic.location, places)
+            errors.append(f"{_relative(site[0], root)}:{site[1]}: error: {canonical.FOREIGN}"
+                          if site and _inside(site[0], root) else f"error: {canonical.FOREIGN}")
+    return errors[:MAX_PROBLEMS]
+
+
+@functools.cache
+def _inside(name: str, root: str) -> bool:
+    return bool(name) and Path(name).resolve().is_relative_to(Path(root).resolve())
+
+
+@functools.cache
+def _relative(name: str, root: str) -> str:
+    return str(Path(name).resolve().relative_to(Path(root).resolve()))
+
+
+def as_the_tools_read_it(design: canonical.Canonical, tools: list[str]) -> list[str]:
+    """The canonical text as each simulator's own preprocessor makes it (the same tokens, or a
+    problem), and Verilator's own parse of it held to the allow-list."""
+    problems = []
+    wanted = canonical.stream(pyslang.syntax.SyntaxTree.fromText(design.text, pyslang.SourceManager(), canonical.NAME))
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / canonical.NAME
+        path.write_text(design.text)
+        for tool in (t for t in tools if t in SIMULATORS):
+            text, error = real_preprocessor(tool, [str(path)], [])
+            if error or canonical.stream(pyslang.syntax.SyntaxTree.fromText(text, "preprocessed")) != wanted:
+                problems.append(f"{TOOL_NAMES[tool]}'s preprocessor reads the design written out otherwise than the "
+                                f"grader did{': ' + design.to_source(error) if error else ''}: the design is not built")
+        if "verilator" in tools:
+            problems += verilator_parse(path, design)
+    return problems
+
+
+def verilator_parse(path: Path, design: canonical.Canonical) -> list[str]:
+    """Verilator's own parse of the canonical design (--json-only), held to the allow-list."""
+    folder = path.parent / "verilator"
+    run = subprocess.run(["verilator", "--json-only", "-Wno-fatal", "--Mdir", str(folder), str(path)],
+                         capture_output=True, text=True, errors="replace", timeout=120)
+    trees = sorted(folder.glob("*.tree.json"))
+    if run.returncode or not trees:
+        errors = [VERILATOR_ERROR.sub(r"\1: error: \2", design.to_source(line))
+                  for line in (run.stderr + run.stdout).splitlines() if line.startswith("%Error")]
+        raise PreprocessorError("\n".join(errors[:MAX_PROBLEMS]) or "Verilator could not read the design")
+    return verilator_problems(json.loads(trees[0].read_text()), design.place)
 
 
 def _as_the_simulator_sees_it(tool: str, files: list[str], includes: list[str], view: list[Token], seen: set[str]
@@ -205,11 +307,10 @@ def _stream(tokens: list[Token]) -> list[tuple[str, str]]:
 def main() -> int:
     job = json.loads(sys.stdin.read())
     try:
-        problems, notes = check(job["files"], job["includes"], job["tools"])
+        reply = check(job["files"], job["includes"], job["tools"], job["root"])
     except PreprocessorError as error:
-        print(json.dumps({"compile": str(error)}))
-        return 0
-    print(json.dumps({"problems": problems, "notes": notes}))
+        reply = {"compile": str(error)}
+    print(json.dumps(reply))
     return 0
 
 

@@ -10,6 +10,7 @@ that names both files.
 
 from __future__ import annotations
 
+import bisect
 import re
 import shutil
 import stat
@@ -23,8 +24,11 @@ SKIPPED_FOLDERS = ("__MACOSX",)
 MAX_FILES = 200
 MAX_BYTES = 20 << 20  # all Verilog files together
 MAX_ARCHIVE_BYTES = 100 << 20  # everything in a .zip, unpacked
-COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
+# Each alternative always matches once it has begun (an unclosed comment or string runs to the end
+# of the text or line), so the scan is linear in the text whatever it holds.
+COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*(?:"|(?=\n)|\Z)', re.S)
 MODULE = re.compile(r"\b(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_][\w$]*)")
+ENDMODULE = re.compile(r"endmodule")
 IDENTIFIER = re.compile(r"[A-Za-z_][\w$]*")
 UNSAFE_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -51,16 +55,25 @@ class Submission:
 
 def strip_comments(text: str) -> str:
     """Comments and string literals blanked (kept as spaces, so line numbers stay right)."""
-    return COMMENT_OR_STRING.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return COMMENT_OR_STRING.sub(lambda m: _blank(m.group(0)), text)
+
+
+def _blank(text: str) -> str:
+    return " " * len(text) if "\n" not in text else re.sub(r"[^\n]", " ", text)
 
 
 def modules_in(text: str) -> dict[str, str]:
-    """Module name -> its body (the text up to its endmodule), comments and strings removed."""
+    """Module name -> its body (the text up to its endmodule, or to the next module when that comes
+    first), comments and strings removed. The bodies do not overlap: linear in the text."""
     code = strip_comments(text)
+    starts = list(MODULE.finditer(code))
+    ends = [match.start() for match in ENDMODULE.finditer(code)]
     found: dict[str, str] = {}
-    for match in MODULE.finditer(code):
-        end = code.find("endmodule", match.end())
-        found[match.group(1)] = code[match.end(): end if end >= 0 else len(code)]
+    for index, match in enumerate(starts):
+        after = bisect.bisect_left(ends, match.end())
+        end = min(ends[after] if after < len(ends) else len(code),
+                  starts[index + 1].start() if index + 1 < len(starts) else len(code))
+        found[match.group(1)] = code[match.end(): end]
     return found
 
 

@@ -192,6 +192,7 @@ def test_native_code_that_forges_every_channel_scores_the_ports_group_only(tmp_p
     from roofline_course import sandbox
     from roofline_course.design_lab import grade
     from roofline_course.intake import submission as intake
+    from roofline_course.intake.canonical import Canonical
     from roofline_course.intake.precheck import Precheck
     from roofline_course.labs.definitions import load_lab
 
@@ -203,7 +204,8 @@ def test_native_code_that_forges_every_channel_scores_the_ports_group_only(tmp_p
     lab = load_lab(1, with_hidden=False)
     submission = intake.select_design(intake.stage(str(folder), tmp_path / "staged"), lab.top)
     settings = grade.Settings(sim="verilator", slot=30)
-    scores = grade.grade_batch(lab, list(lab.groups), Precheck("ok", submission=submission), "forger", settings,
+    unchecked = Precheck("ok", submission=submission, design=submission, canonical=Canonical(""))  # as if built
+    scores = grade.grade_batch(lab, list(lab.groups), unchecked, "forger", settings,
                                tmp_path, {}, 60.0)
     marks = {score.group.name: score.score for score in scores}
     details = "\n".join(line for score in scores for line in score.detail)

@@ -13,7 +13,8 @@ from roofline_core.paths import RTL_DIR
 from roofline_core.tools import tool_available
 from roofline_course import sandbox
 from roofline_course.intake import submission as intake
-from roofline_course.intake.precheck import Runner, port_check, precheck
+from roofline_course.intake.canonical import Canonical
+from roofline_course.intake.precheck import Built, Runner, port_check, precheck
 
 pytestmark = pytest.mark.full  # the hostile submissions and the sandbox's limits: make test-all
 
@@ -86,7 +87,8 @@ def test_a_design_too_big_for_yosys_stops_at_the_memory_limit(eda: str, tmp_path
 endmodule"""))
     submission = intake.select_design(intake.stage(str(folder), tmp_path / "staged"), "roofline_attainable")
     runner = Runner(submission, sandbox.Limits(memory_mib=512), slot=SLOT)
-    stage, problems, _ = port_check("roofline_attainable", submission, [ParamSet()], runner)
+    built = Built(submission, Canonical(""), submission, runner)  # Yosys reads the file as it is: its limit is tested
+    stage, problems, _ = port_check("roofline_attainable", built, [ParamSet()])
     assert stage == "resources" and problems[0].startswith("Yosys ran out of its limits (512 MiB"), problems
     assert not sandbox_processes()
 

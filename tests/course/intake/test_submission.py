@@ -224,3 +224,14 @@ def test_staged_files_are_readable_by_the_sandbox_user_under_the_graders_umask(t
         os.umask(previous)
     modes = {str(p.relative_to(staged.root)): oct(p.stat().st_mode & 0o777) for p in staged.root.rglob("*")}
     assert modes == {"src": "0o755", "src/top.sv": "0o644"} and oct(staged.root.stat().st_mode & 0o777) == "0o755"
+
+
+@pytest.mark.parametrize("filler", ["/*", '"', "module m ", "endmodule ", "`", "\\", "// "])
+def test_reading_modules_out_of_a_hostile_text_costs_what_its_size_does(filler: str, tmp_path: Path) -> None:
+    """The intake reads the student's text in the grader's own process: every scan of it is linear
+    (an unclosed comment or string runs to the end, module bodies do not overlap), so a text of
+    unclosed comments, strings or modules near the cap is read in one pass, not once per opening."""
+    text = f"module {TOP}; endmodule\n" + filler * ((256 << 10) // len(filler))  # a quadratic scan: minutes
+    folder = design(tmp_path / "in", {"top.sv": text})
+    chosen = intake.select_design(intake.stage(str(folder), tmp_path / "s"), TOP)
+    assert [p.name for p in chosen.files] == ["top.sv"]

@@ -1,0 +1,196 @@
+"""The canonical writer on text, no tool run: every comment, attribute, pragma and directive kind
+is left out, the code around and between them kept, the normal form is the one its module states,
+each canonical line maps back to the student's own file and line, and what cannot be printed back
+is refused with its file and line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyslang
+import pytest
+
+from roofline_course.intake import canonical
+
+HEAD = "module m (input logic [3:0] a, output logic [3:0] y);\n"
+TAIL = "assign y = a;\nendmodule\n"
+# Each spelling a tool obeys and pyslang does not build: Verilator's attribute lexing and
+# metacomments, Yosys's comment pragmas and attributes, Icarus's attributes, directives.
+HIDDEN = {
+    "attribute string (Verilator)": '(* note = "*) initial void\'($system(C)); (* note = " *)\n',
+    "attribute": "(* keep *) (* full_case, parallel_case *) (* blackbox *) (* anyconst *)\n",
+    "attribute on a statement": "always_comb begin (* parallel_case *) case (a) 4'd0: ; endcase end\n",
+    "Icarus attribute": "(* ivl_synthesis_off *) (* ivl_do_not_elide *)\n",
+    "line comment": "// a comment with (* and *) and $system\n",
+    "block comment": "/* a block comment over\n two lines $fopen */\n",
+    "verilator line metacomment": "// verilator lint_off WIDTH\n",
+    "verilator block metacomment": "/*verilator public_flat_rw*/ /*verilator tag x*/\n",
+    "verilator metacomment after a port": "wire w /*verilator public*/ /*verilator forceable*/;\n",
+    "synthesis translate_off": "// synthesis translate_off\n",
+    "synopsys translate_on": "// synopsys translate_on\n",
+    "pragma translate_off": "/* pragma translate_off */\n",
+    "synopsys case pragma": "always_comb case (a) // synopsys full_case parallel_case\n 4'd1: ; endcase\n",
+    "synthesis comment pragma": "wire k /* synthesis syn_keep = 1 */;\n",
+    "pragma directive": "`pragma protect begin\n`pragma protect end\n",
+    "line directive": '`line 40 "/etc/passwd" 0\n',
+    "celldefine": "`celldefine\n`endcelldefine\n",
+    "define and use": "`define WIDE 4\nwire [`WIDE-1:0] wide_w;\n`undef WIDE\n",
+    "ifdef": "`ifdef NEVER_DEFINED\ninitial $system(\"id\");\n`endif\n",
+    "undefineall": "`undefineall\n",
+}
+GONE = re.compile(r"\(\*|\*\)|//|/\*|\*/|\$system|\$fopen|verilator|translate|full_case|parallel_case|blackbox|anyconst|"
+                  r"ivl_|syn_keep|`(?!default_nettype|timescale|resetall)")
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def tree_of(tmp_path: Path, files: dict[str, str], includes: tuple[str, ...] = ()) -> pyslang.syntax.SyntaxTree:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    options = pyslang.parsing.PreprocessorOptions()
+    options.additionalIncludePaths = [str(tmp_path / folder) for folder in includes] or [str(tmp_path)]
+    design = [str(tmp_path / name) for name in files if name.endswith(".sv")]
+    return pyslang.syntax.SyntaxTree.fromFiles(design, pyslang.SourceManager(), pyslang.Bag([options]))
+
+
+def written(tmp_path: Path, files: dict[str, str]) -> canonical.Canonical:
+    tree = tree_of(tmp_path, files)
+    design = canonical.write(tree, lambda name: Path(name).resolve().is_relative_to(tmp_path.resolve()))
+    canonical.check_round_trip(design, tree)
+    return design
+
+
+@pytest.mark.parametrize("kind", sorted(HIDDEN))
+def test_every_comment_attribute_pragma_and_directive_kind_is_left_out_and_the_code_kept(kind: str,
+                                                                                         tmp_path: Path) -> None:
+    text = HEAD + "localparam string C = \"x\";\n" + HIDDEN[kind] + "wire kept_marker;\n" + TAIL
+    design = written(tmp_path, {"m.sv": text})
+    code = STRING.sub('""', design.text)
+    assert not GONE.search(code), design.text
+    assert "wire kept_marker ;" in design.text and "assign y = a ;" in design.text
+
+
+def test_code_between_translate_off_and_on_is_built_by_every_tool(tmp_path: Path) -> None:
+    text = HEAD + "// synthesis translate_off\nwire [3:0] simulated_only = a;\n// synthesis translate_on\n" + TAIL
+    assert "wire [ 3 : 0 ] simulated_only = a ;" in written(tmp_path, {"m.sv": text}).text
+
+
+def test_the_normal_form_is_the_one_the_module_states(tmp_path: Path) -> None:
+    """One space between tokens, a sized number and a cast written together, escaped names plain,
+    strings re-escaped to printable ASCII, the kept directives on lines of their own."""
+    text = ("`timescale 1ns / 1ps\n`default_nettype none\nmodule  m(input logic[3:0]\\a ,output logic [7:0] y);\n"
+            "  assign y = 8'h 0f + 4 'b1010 + int'(\\a ) + 'd3; // sum\n"
+            "  initial $display(\"tab\\there caf\u00e9 \\\"q\\\" \\\\ %d\", \\a );\nendmodule\n`default_nettype wire\n")
+    assert written(tmp_path, {"m.sv": text}).text == (
+        "`timescale 1ns/1ps\n"
+        "`default_nettype none\n"
+        "module m ( input logic [ 3 : 0 ] a , output logic [ 7 : 0 ] y ) ;\n"
+        "assign y = 8'h0f + 4'b1010 + int'( a ) + 'd3 ;\n"
+        "initial $display ( \"tab\\011here caf\\303\\251 \\\"q\\\" \\\\ %d\" , a ) ;\n"
+        "endmodule\n"
+        "`default_nettype wire\n")
+
+
+def test_each_canonical_line_maps_back_to_the_students_file_and_line(tmp_path: Path) -> None:
+    files = {
+        "top.sv": ("`define ADD(x) (x + 4'd1)\n"        # 1
+                   "module m (input logic [3:0] a,\n"  # 2
+                   "  output logic [3:0] y);\n"        # 3
+                   "\n"                                # 4
+                   "  `include \"inc/part.svh\"\n"     # 5
+                   "  assign y = `ADD(a);\n"           # 6
+                   "endmodule\n"),                     # 7
+        "inc/part.svh": "// a part\nwire [3:0] from_include;\n",  # 2
+    }
+    design = written(tmp_path, files)
+    lines = design.text.splitlines()
+    places = [(Path(name).name, line) for name, line in design.lines]
+    assert places == [("top.sv", 2), ("top.sv", 3), ("part.svh", 2), ("top.sv", 6), ("top.sv", 7)], design.text
+    assert lines[3] == "assign y = ( a + 4'd1 ) ;"
+    inside = f"/submission/{canonical.NAME}"
+    message = f"{inside}:4: syntax error\n{inside}:3:12: error: x\n%Error: {inside}:1:5: Cannot find\nno place here"
+    mapped = design.to_source(message)
+    assert mapped.splitlines()[:3] == [f"{tmp_path / 'top.sv'}:6: syntax error", f"{tmp_path / 'inc/part.svh'}:2: error: x",
+                                       f"%Error: {tmp_path / 'top.sv'}:2: Cannot find"]
+    assert mapped.splitlines()[3] == "no place here"
+    assert design.to_source(f"{canonical.NAME}:99: beyond the design") == f"{canonical.NAME}:99: beyond the design"
+
+
+def test_the_map_survives_the_reply_and_the_folder(tmp_path: Path) -> None:
+    design = canonical.Canonical("module m;\nendmodule\n", [("a.sv", 3), ("sub/b.sv", 9)])
+    assert canonical.Canonical.from_json(design.to_json()) == design
+    path = design.write(tmp_path / "design")
+    assert [p.name for p in path.parent.iterdir()] == [canonical.NAME]  # alone: the tools see no other file
+    assert path.read_text() == design.text
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    ("wire \\a//b ;\n", r"m\.sv:2: the escaped identifier \\a//b"),
+    ("wire \\a*)b ;\n", r"m\.sv:2: the escaped identifier"),
+    ("`unconnected_drive pull1\n`nounconnected_drive\n", r"m\.sv:2: `unconnected_drive"),
+    ("`begin_keywords \"1364-2005\"\n`end_keywords\n", r"m\.sv:2: `begin_keywords"),
+    ("logic \\module ;\n", r"m\.sv:\d+: the design cannot be written out as plain tokens"),
+])
+def test_what_cannot_be_printed_back_is_refused_with_file_and_line(text: str, refused: str, tmp_path: Path) -> None:
+    with pytest.raises(canonical.NotPrintable, match=refused):
+        written(tmp_path, {"m.sv": HEAD + text + TAIL})
+
+
+def test_an_include_of_a_file_that_is_not_the_students_is_refused_at_the_include(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.svh"
+    outside.write_text("wire from_outside;\n")
+    (tmp_path / "student").mkdir()
+    text = HEAD + f'`include "{outside}"\n' + TAIL
+    tree = tree_of(tmp_path / "student", {"m.sv": text})
+    with pytest.raises(canonical.NotPrintable, match=r"m\.sv:2: an `include of a file that is not one of yours"):
+        canonical.write(tree, lambda name: Path(name).resolve().is_relative_to((tmp_path / "student").resolve()))
+
+
+def test_a_round_trip_that_reads_back_other_tokens_is_refused(tmp_path: Path) -> None:
+    tree = tree_of(tmp_path, {"m.sv": HEAD + TAIL})
+    design = canonical.write(tree, lambda name: True)
+    with pytest.raises(canonical.NotPrintable, match="read back the same"):
+        canonical.check_round_trip(canonical.Canonical(design.text.replace("assign y = a", "assign y = ~a"),
+                                                       design.lines), tree)
+    with pytest.raises(canonical.NotPrintable, match="LineComment"):
+        canonical.check_round_trip(canonical.Canonical(design.text.replace("endmodule", "// x\nendmodule"),
+                                                       design.lines), tree)
+
+
+def test_a_design_that_expands_past_the_cap_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = HEAD + "wire [3:0] w0 = a;\n" + TAIL
+    size = len(written(tmp_path, {"m.sv": text}).text)
+    monkeypatch.setattr(canonical, "MAX_BYTES", size)
+    written(tmp_path, {"m.sv": text})  # at the cap
+    monkeypatch.setattr(canonical, "MAX_BYTES", size - 1)
+    with pytest.raises(canonical.NotPrintable, match="expands to more than"):
+        written(tmp_path, {"m.sv": text})
+
+
+def test_a_tools_error_on_the_canonical_design_names_and_quotes_the_students_line(tmp_path: Path) -> None:
+    """precheck.Built.errors: Icarus's, Yosys's or Verilator's message on canonical.sv comes back as
+    the student's file and line, quoting that line of the student's own file."""
+    from roofline_course import sandbox
+    from roofline_course.intake.precheck import Built, Runner
+    from roofline_course.intake.submission import Submission
+
+    staged = tmp_path / "staged"
+    (staged / "sub").mkdir(parents=True)
+    (staged / "sub" / "top.sv").write_text("module m;\n\n  wire [3:0] = 4'd1;\nendmodule\n")
+    student = Submission(staged, [staged / "sub" / "top.sv"])
+    design = canonical.Canonical("module m ;\nwire [ 3 : 0 ] = 4'd1 ;\nendmodule\n",
+                                 [("sub/top.sv", 1), ("sub/top.sv", 3), ("sub/top.sv", 4)])
+    built = Built(student, design, student, Runner(student, sandbox.Limits()))
+    errors = built.errors(f"{sandbox.SUBMISSION}/{canonical.NAME}:2: syntax error\n"
+                          f"{sandbox.SUBMISSION}/{canonical.NAME}:2: error: invalid module item.\n")
+    assert errors == ["sub/top.sv:3: syntax error\n      | wire [3:0] = 4'd1;", "sub/top.sv:3: error: invalid module item."]
+
+
+def test_mapping_a_message_back_is_linear_in_its_length() -> None:
+    """A simulator's log holds what the design prints (up to 8 MiB): a run of path-like characters
+    must not make the mapping quadratic, and a folder is looked for only so far back."""
+    design = canonical.Canonical("module m ;\n", [("top.sv", 7)])
+    long_word = "a/" * (1 << 20)
+    assert design.to_source(long_word + f"{canonical.NAME}:1: error") == long_word[:-canonical.MAX_FOLDER] + "top.sv:7: error"
+    assert design.to_source(long_word) == long_word
