@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from roofline_bench.ports import PortError, Ports, Unresolved
+from roofline_core.scoreboard import Verdict
 
 TAPE_VARIABLE = "ROOFLINE_TAPE"  # the file a recording bench appends to
 Entry = int | tuple[str, str]
@@ -108,6 +109,9 @@ class Reply:
     tapes: dict[str, Tape] = field(default_factory=dict)
     problem: str = ""  # why the rest of the reply was dropped, when it was
     notes: list[str] = field(default_factory=list)  # lines the job inside added ({"job": ...}), untrusted
+    # The verdicts a bench in this process reached while it wrote the tapes (roofline_bench.remote):
+    # what a replay of them gives, so the judge need not replay them again.
+    judged: dict[str, Verdict] = field(default_factory=dict)
 
 
 def parse(lines: Iterable[str], tests: Iterable[str], ports: Iterable[str]) -> Reply:

@@ -50,9 +50,11 @@ def bench_config(lab: Lab, group: Group, sim: str, rtl: str) -> BenchConfig:
 
 
 def verdicts(lab: Lab, group: Group, reply: Reply, sim: str, rtl: str) -> dict[str, Verdict]:
+    """Each test's verdict: the one this process reached while it drove the design (the same as a replay
+    of its tape), or the replay of a tape that came back."""
     cfg = bench_config(lab, group, sim, rtl)
     bench = TESTS[lab.top]
-    return {test: replay(bench[test], cfg, reply.tapes.get(test)) for test in group.tests}
+    return {test: reply.judged.get(test) or replay(bench[test], cfg, reply.tapes.get(test)) for test in group.tests}
 
 
 def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts: RunFacts, rerun: str) -> GroupScore:
