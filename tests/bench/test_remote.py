@@ -2,7 +2,7 @@
 
 The far end here is a puppet made of the design models of tests/support/model_design.py, in a
 thread, speaking the puppet's protocol (roofline_cocotb.puppet) on real pipes: the tapes the
-grader writes are those a recording bench writes for the same design; and every answer that breaks
+grader writes are those of the same bench reading the same design's ports directly; and every answer that breaks
 the protocol (a line that is not JSON, an answer out of turn or unasked, a second writer, a field
 too many, a value too wide) voids the whole reply. The real puppet under both simulators is graded
 end to end in tests/course/.
@@ -16,15 +16,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 from model_design import ModelDesign, record
 
 from roofline_bench.benches import TESTS
-from roofline_bench.remote import Channel, drive
-from roofline_bench.tape import parse
+from roofline_bench.ports import Ports
+from roofline_bench.remote import Channel, ProtocolError, RemotePorts, drive
+from roofline_bench.tape import Tape, run_to_end
 from roofline_core.config import BenchConfig
 from roofline_core.contract import DEFAULT_SET, MODULES
 
@@ -87,22 +87,18 @@ def puppet(answer: Answer, after: bytes = b"") -> Iterator[Channel]:
         os.close(answers_read)
 
 
-def tapes_from_a_recording(tmp_path: Path, design: ModelDesign) -> dict[str, list]:
-    found = {}
-    for test in TESTS[TOP]:
-        lines = record(tmp_path, CFG, test, design)
-        found[test] = parse(lines, [test], PORTS).tapes[test].entries
-    return found
+def tapes_read_directly(design: ModelDesign) -> dict[str, list]:
+    return {test: record(CFG, test, design).entries for test in TESTS[TOP]}
 
 
 @pytest.mark.parametrize("bug", ["", "ridge", "truncate", "x on zero"])
-def test_the_tapes_written_here_are_those_a_recording_bench_writes(bug: str, tmp_path: Path) -> None:
+def test_the_tapes_written_here_are_those_of_the_bench_reading_the_ports_directly(bug: str) -> None:
     design = ModelDesign(DEFAULT_SET.params.fmt, bug)
     with puppet(model_answer(design)) as channel:
         reply = drive(channel, CFG, list(TESTS[TOP].values()))
     assert not reply.problem and set(reply.tapes) == set(TESTS[TOP])
     assert all(tape.complete for tape in reply.tapes.values())
-    assert {test: tape.entries for test, tape in reply.tapes.items()} == tapes_from_a_recording(tmp_path, design)
+    assert {test: tape.entries for test, tape in reply.tapes.items()} == tapes_read_directly(design)
 
 
 def breaking(rule: str) -> Answer:
@@ -162,3 +158,77 @@ def test_a_simulation_that_falls_silent_is_stalled_and_its_test_ends_where_it_st
     *finished, stopped = reply.tapes.values()
     assert not reply.problem and list(reply.tapes) == list(TESTS[TOP])[:len(reply.tapes)]
     assert all(tape.complete for tape in finished) and not stopped.complete
+
+
+# ---------------------------------------------------------------- a hold: many edges in one exchange
+
+WATCH = {"done_o": 0, "busy_o": 1}
+EDGES = [(0, 1), (0, 1), (0, 1), (1, 0), (0, 0)]  # (done_o, busy_o) at each falling edge: busy three edges, then done
+
+
+class EdgePorts(Ports):
+    """A clocked design's outputs edge by edge from a script; each read goes on a tape, as the grader's do."""
+
+    def __init__(self, edges: list[tuple[int, int]]) -> None:
+        self.widths = {name: 1 for name in ("clk_i", "done_o", "busy_o", "start_i")}
+        self.edges, self.edge, self.tape, self.written = edges, -1, Tape("t", dict(self.widths)), []
+
+    def read(self, name: str) -> int:
+        value = self.edges[self.edge][("done_o", "busy_o").index(name)]
+        self.tape.entries.append(value)
+        return value
+
+    def write(self, name: str, value: int) -> None:
+        self.written.append((self.edge, name, value))
+
+    def start_clock(self, period_ns: int) -> None: ...
+    async def wait_ns(self, ns: int) -> None: ...
+    async def rising_edges(self, count: int) -> None: ...
+    async def periods_until_rise(self, name: str, periods: int, period_ns: int) -> int: raise AssertionError
+
+    async def falling_edge(self) -> None:
+        self.edge += 1
+
+
+def hold_answer(edges: list[tuple[int, int]], writes_seen: list) -> Answer:
+    def answer(turn: int, command: dict[str, Any]) -> list[bytes]:
+        if "begin" in command:
+            return [json.dumps({"n": turn, "widths": {name: 1 for name in command["ports"]}}).encode() + b"\n"]
+        names, expected, writes = command["hold"]
+        for held, entry in enumerate(writes):
+            values = list(edges[held])
+            if values != expected:
+                return [json.dumps({"n": turn, "v": [held, values]}).encode() + b"\n"]
+            writes_seen.extend((held, name, value) for name, value in entry)
+        return [json.dumps({"n": turn, "v": [len(writes), None]}).encode() + b"\n"]
+
+    return answer
+
+
+@pytest.mark.parametrize("entries", [2, 3, 6])
+def test_a_hold_in_one_exchange_reads_and_writes_as_the_edge_by_edge_hold_does(entries: int) -> None:
+    writes = [[("start_i", k % 2)] for k in range(entries)]
+    local = EdgePorts(EDGES)
+    expected = run_to_end(local.hold(WATCH, writes))
+    seen: list = []
+    with puppet(hold_answer(EDGES, seen)) as channel:
+        widths = channel.ask({"begin": "t", "ports": list(local.widths)}, ("widths",))["widths"]
+        remote = RemotePorts(channel, Tape("t", widths), ())
+        found = run_to_end(remote.hold(WATCH, writes))
+    assert found == expected == ((entries, None) if entries <= 3 else (3, {"done_o": 1, "busy_o": 0}))
+    assert remote.tape.entries == local.tape.entries
+    assert seen == local.written == [(k, "start_i", k % 2) for k in range(min(entries, 3))]
+
+
+@pytest.mark.parametrize("answer", [[4, None], [-1, None], [1, [0, 1]], [1, None], [3, [1]], [1, [2, 0]]])
+def test_a_hold_answered_against_what_was_asked_voids_the_reply(answer: list) -> None:
+    def lying(turn: int, command: dict[str, Any]) -> list[bytes]:
+        if "begin" in command:
+            return [json.dumps({"n": turn, "widths": {name: 1 for name in command["ports"]}}).encode() + b"\n"]
+        return [json.dumps({"n": turn, "v": answer}).encode() + b"\n"]
+
+    with puppet(lying) as channel:
+        widths = channel.ask({"begin": "t", "ports": ["clk_i", "done_o", "busy_o", "start_i"]}, ("widths",))["widths"]
+        remote = RemotePorts(channel, Tape("t", widths), ())
+        with pytest.raises(ProtocolError):
+            run_to_end(remote.hold(WATCH, [[("start_i", 1)]] * 3))
