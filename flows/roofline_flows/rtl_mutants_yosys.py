@@ -23,7 +23,8 @@ from pathlib import Path
 from roofline_core.config import BenchConfig
 from roofline_core.contract import CLOCK_PORT, CLOCK_PORTS, MODULES, RESET_PORT, ParamSet, sources_of, tops_with
 from roofline_core.paths import BUILD_ROOT, RTL_DIR
-from roofline_core.runner import exact_build, run_build
+from roofline_core.runner import exact_build
+from roofline_core.simulator import run_build
 from roofline_core.tools import yosys_command
 
 SMALL = ParamSet(4, 4, 2, 16)

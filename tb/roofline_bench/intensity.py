@@ -2,8 +2,10 @@
 
 A driver issues operations whenever busy_o is low (back to back, or after random gaps) and,
 in noisy tests, raises start_i with other operands while busy_o is high, which the contract
-says must be ignored. A monitor takes each done_o pulse in order and checks it against the
-golden model, the documents and the latency bound; a missing done_o times out.
+says must be ignored (drawn from a stream of their own, a division's worth at a time, so that
+a remote design is driven through a busy division in one exchange: Ports.hold). A monitor takes
+each done_o pulse in order and checks it against the golden model, the documents and the latency
+bound; a missing done_o times out.
 """
 
 from __future__ import annotations
@@ -74,20 +76,26 @@ class IntensityTB:
         pending = deque(op for op in operations if selected(self.cfg, op.vector_id))
         self.sb.plan(len(pending))
         in_flight: deque[InFlight] = deque()
+        noise_rng = random.Random(f"{self.cfg.seed}:{self.sb.test}:noise") if noise and rng else None
         edge = 0
         gap = 0
         busy_since = 0  # the last edge busy_o was low
+        sampled: dict[str, int] | None = None  # done_o and busy_o, when a hold read them at its last edge
         while pending or in_flight:
-            await self.ports.falling_edge()
+            if sampled is None:
+                await self.ports.falling_edge()
+                done = self.ports.read_bool("done_o")
+            else:
+                done = bool(sampled["done_o"])
             edge += 1
-            done = self.ports.read_bool("done_o")
             if done:
                 if not in_flight:
                     self.sb.fail(f"cycle_{edge}", f"done_o pulsed in cycle {edge} with no operation in flight", kind="pulse",
                                  event=True)
                 else:
                     self.check_result(in_flight.popleft(), edge)
-            busy = self.ports.read_bool("busy_o")
+            busy = self.ports.read_bool("busy_o") if sampled is None else bool(sampled["busy_o"])
+            sampled = None
             busy_since = busy_since if busy else edge
             if not in_flight and edge - busy_since > self.max_latency:
                 self.sb.fail(f"cycle_{edge}", f"TIMEOUT {self.cfg.top}: busy_o high for {edge - busy_since} cycles "
@@ -101,14 +109,43 @@ class IntensityTB:
                     f"ops = {op.ops:#x}, bytes = {op.bytes:#x} ({op.label})", kind="timeout", label=op.label,
                 )
                 return
-            issued = self.drive(pending, in_flight, edge, rng, noise, gap, busy, done)
+            issued = self.drive(pending, in_flight, edge, noise_rng, gap, busy, done)
             gap = rng.choice((0, 0, 1, 3)) if rng and issued else max(0, gap - 1)
-            if in_flight and not noise and not issued and edge > in_flight[0].accepted_at:
+            if in_flight and noise_rng is not None and busy and not done and not issued:
+                held, sampled = await self.hold_while_busy(noise_rng, in_flight[0].accepted_at + self.max_latency - edge)
+                edge += held
+                gap = max(0, gap - held)
+            elif in_flight and not noise and not issued and edge > in_flight[0].accepted_at:
                 edge = await self.skip_to_done(edge, in_flight[0].accepted_at)
         await self.ports.falling_edge()
         if self.ports.read_bool("done_o"):
             self.sb.fail("after_the_last_operation", "done_o pulsed after every operation had completed", kind="pulse",
                          event=True)
+
+    async def hold_while_busy(self, noise_rng: random.Random, edges: int) -> tuple[int, dict[str, int] | None]:
+        """While busy_o stays high and done_o low (at most `edges` edges, until the latency bound), raise
+        start_i with other operands at random, as drive does edge by edge, in one hold of the ports.
+        Returns the edges that held and, when one did not, done_o and busy_o as read there."""
+        if edges <= 0:
+            return 0, None
+        starts, writes = [self.start_value], []
+        for _ in range(edges):
+            entry, start = self.noise(noise_rng, starts[-1])
+            writes.append(entry)
+            starts.append(start)
+        held, sampled = await self.ports.hold({"done_o": 0, "busy_o": 1}, writes)
+        self.start_value = starts[held]
+        return held, sampled
+
+    def noise(self, noise_rng: random.Random, start: int) -> tuple[list[tuple[str, int]], int]:
+        """One busy edge's writes, and start_i after them: half the time start_i with other operands
+        (the contract says they are ignored while busy), else start_i low; start_i written only when
+        it changes, as set_start writes it."""
+        if noise_rng.random() < 0.5:
+            count_bits = self.cfg.params.count_bits
+            entry = [("start_i", 1)] if start != 1 else []
+            return [*entry, ("ops_i", noise_rng.getrandbits(count_bits)), ("bytes_i", noise_rng.getrandbits(count_bits))], 1
+        return ([("start_i", 0)] if start != 0 else []), 0
 
     async def skip_to_done(self, edge: int, accepted_at: int) -> int:
         """With a division running and start_i low, wait for done_o to rise (or for the latency
@@ -118,9 +155,9 @@ class IntensityTB:
         return edge + await self.ports.periods_until_rise("done_o", bound, CLOCK_NS)
 
     def drive(self, pending: deque[Operation], in_flight: deque[InFlight], edge: int,
-              rng: random.Random | None, noise: bool, gap: int, busy: bool, done: bool) -> bool:
+              noise_rng: random.Random | None, gap: int, busy: bool, done: bool) -> bool:
         """Set start_i for the coming rising edge, which samples it only while busy_o is low
-        (busy and done: as sampled at this edge)."""
+        (busy and done: as sampled at this edge); with noise_rng, start_i with other operands while busy."""
         if not busy and pending and gap == 0:
             if done:
                 self.run.coverage.hit("start in the done_o cycle")
@@ -130,12 +167,10 @@ class IntensityTB:
             self.ports.write("bytes_i", op.bytes)
             in_flight.append(InFlight(op, edge))
             return True
-        if busy and noise and rng is not None and rng.random() < 0.5:
-            self.set_start(1)
-            self.ports.write("ops_i", rng.getrandbits(self.cfg.params.count_bits))
-            self.ports.write("bytes_i", rng.getrandbits(self.cfg.params.count_bits))
-        else:
-            self.set_start(0)
+        entry, self.start_value = self.noise(noise_rng, self.start_value) if busy and noise_rng else (
+            [("start_i", 0)] if self.start_value != 0 else [], 0)
+        for name, value in entry:
+            self.ports.write(name, value)
         return False
 
     def set_start(self, value: int) -> None:

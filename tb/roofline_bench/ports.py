@@ -53,6 +53,22 @@ class Ports(ABC):
         quarter have passed (so the next falling edge is the periods-th); return the whole
         periods elapsed. A clocked bench waits this way rather than waking every cycle."""
 
+    async def hold(self, watch: dict[str, int], writes: list[list[tuple[str, int]]]) -> tuple[int, dict[str, int] | None]:
+        """From a falling edge, for each entry of `writes`: wait for the next falling edge and read the
+        `watch` ports in order; while every one holds its value, make that entry's writes and go on.
+        Returns how many edges held and the values read at the first edge where one did not (every
+        watch port read there, an X/Z raising Unresolved as a read does), or None when every entry
+        held. A bench that would wait this way edge by edge (a busy divider, start_i raised with other
+        operands) says so in one call, which a remote design answers in one exchange (roofline_bench.remote)."""
+        for held, entry in enumerate(writes):
+            await self.falling_edge()
+            values = {name: self.read(name) for name in watch}
+            if values != watch:
+                return held, values
+            for name, value in entry:
+                self.write(name, value)
+        return len(writes), None
+
     def read_bool(self, name: str) -> bool:
         return self.read(name) != 0
 

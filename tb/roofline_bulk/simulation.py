@@ -12,7 +12,7 @@ from typing import Any
 
 from roofline_bulk.config import SweepConfig, default_lanes
 from roofline_core.paths import BUILD_ROOT, COCOTB_TESTS_DIR, TB_HDL_DIR
-from roofline_core.runner import BenchResult, Build, run_build
+from roofline_core.simulator import BenchResult, Build, run_build
 from roofline_core.sources import rtl_sources, sources_digest
 
 __all__ = ["BULK_FILES", "BULK_TB", "default_lanes", "run_sweep", "sweep_build"]  # default_lanes: where callers found it first

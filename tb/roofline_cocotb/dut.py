@@ -3,13 +3,12 @@
 `cocotb_tests(top, namespace)` turns the bench's TESTS (roofline_bench) into cocotb tests in the
 namespace of a test module (tb/cocotb_tests/test_<module>.py). Each test reads the run's settings,
 runs its body on `CocotbPorts`, saves the run's functional coverage beside the results, and
-fails with its verdict's message. With ROOFLINE_TAPE set (a grader's run), every value read is
-also recorded on the tape; the grader judges the run from that, not from this process.
+fails with its verdict's message. (A grader runs no bench under the simulator: its sandbox runs
+the puppet, roofline_cocotb.puppet, and the bench stays in the grader.)
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from roofline_bench.benches import TESTS
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import BenchTest, Run, execute
-from roofline_bench.tape import TAPE_VARIABLE, Recorder
 from roofline_cocotb.signals import periods_until_rise, read_bits
 from roofline_core.config import BenchConfig
 from roofline_core.contract import CLOCK_PORT, MODULES
@@ -32,8 +30,8 @@ COVERAGE = Coverage()  # one bench run: every test of this simulator process
 class CocotbPorts(Ports):
     """The design's ports through cocotb; writes are cut to each port's width."""
 
-    def __init__(self, dut: Any, top: str, recorder: Recorder | None) -> None:
-        self.dut, self.recorder = dut, recorder
+    def __init__(self, dut: Any, top: str) -> None:
+        self.dut = dut
         self.handles: dict[str, Any] = {}
         self.widths = {}
         for port in MODULES[top].ports:
@@ -47,11 +45,7 @@ class CocotbPorts(Ports):
         try:
             value = int(bits, 2)
         except ValueError:
-            if self.recorder:
-                self.recorder.value(["x", bits])
             raise Unresolved(f"{name} holds X/Z: {bits}") from None
-        if self.recorder:
-            self.recorder.value(value)
         return value
 
     def write(self, name: str, value: int) -> None:
@@ -63,53 +57,24 @@ class CocotbPorts(Ports):
         cocotb.start_soon(Clock(self.handles[CLOCK_PORT], period_ns, unit="ns", impl="gpi").start())
 
     async def wait_ns(self, ns: int) -> None:
-        self._tick()
         await Timer(ns, "ns")
 
     async def falling_edge(self) -> None:
-        self._tick()
         await FallingEdge(self.handles[CLOCK_PORT])
 
     async def rising_edges(self, count: int) -> None:
-        self._tick()
         await ClockCycles(self.handles[CLOCK_PORT], count)
 
     async def periods_until_rise(self, name: str, periods: int, period_ns: int) -> int:
         self.require(name)
-        self._tick()
-        elapsed = await periods_until_rise(self.handles[name], periods, period_ns)
-        if self.recorder:
-            self.recorder.value(elapsed)
-        return elapsed
-
-    def _tick(self) -> None:
-        if self.recorder:
-            self.recorder.tick()
-
-
-_RECORDER: list[Recorder] = []
-
-
-def recorder() -> Recorder | None:
-    """The tape of this run (one per simulator process), when a grader asked for one."""
-    path = os.environ.get(TAPE_VARIABLE)
-    if path and not _RECORDER:
-        _RECORDER.append(Recorder(Path(path)))
-    return _RECORDER[0] if _RECORDER else None
-
+        return await periods_until_rise(self.handles[name], periods, period_ns)
 
 def cocotb_test(top: str, test: BenchTest, module: str) -> Any:
     async def body(dut: Any) -> None:
         cfg = BenchConfig.from_env()
-        tape = recorder()
-        ports = CocotbPorts(dut, top, tape)
-        if tape:
-            tape.begin(test.name, ports.widths)
         try:
-            verdict = await execute(test, Run(cfg, test.name, ports, COVERAGE, dut._log))
+            verdict = await execute(test, Run(cfg, test.name, CocotbPorts(dut, top), COVERAGE, dut._log))
         finally:
-            if tape:
-                tape.end(test.name)
             COVERAGE.save(Path.cwd(), top, cfg.params.levels)  # cocotb runs the simulator in the build folder
         if not verdict.passed:
             raise AssertionError(verdict.message())

@@ -15,7 +15,8 @@ from roofline_bench import coverage
 from roofline_core.config import DEFAULT_SIM, DEFAULT_SWEEP, SIMS, BenchConfig
 from roofline_core.contract import DEFAULT_SET, MODULES, TOPS, ParamSet
 from roofline_core.gates import GATE_LEVEL_TOPS
-from roofline_core.runner import BenchResult, bench_build, run_bench
+from roofline_core.runner import bench_build, run_bench
+from roofline_core.simulator import BenchResult
 from roofline_core.sources import DropInError
 from roofline_core.tools import ToolError
 

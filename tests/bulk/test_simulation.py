@@ -18,7 +18,7 @@ from roofline_bulk.simulation import default_lanes, run_sweep
 from roofline_bulk.stimulus import BLOCK, Shard
 from roofline_core.config import SIMS
 from roofline_core.contract import DEFAULT_SET, PARAM_SETS, ParamSet
-from roofline_core.runner import BenchResult
+from roofline_core.simulator import BenchResult
 
 # Vectors per regression sweep: Icarus runs about 50k attainable and 10k hierarchy vectors/s.
 SWEEP_SIZE = {("verilator", "roofline_attainable"): 1_000_000, ("verilator", "roofline_hierarchy"): 300_000,

@@ -12,7 +12,8 @@ import pytest
 from roofline_bench import coverage
 from roofline_core.config import SIMS, BenchConfig
 from roofline_core.contract import DEFAULT_SET, PARAM_SETS, TOPS, ParamSet
-from roofline_core.runner import BenchResult, run_bench
+from roofline_core.runner import run_bench
+from roofline_core.simulator import BenchResult
 
 
 def run_or_fail(cfg: BenchConfig) -> BenchResult:

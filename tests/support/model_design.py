@@ -1,19 +1,18 @@
 """A design without a simulator, for judging tests: combinational ports answered by a model of the
-unit (the golden model's arithmetic with one bug put in by name), recorded exactly as the cocotb
-harness records a simulator's (roofline_bench.tape.Recorder), so the real bench, judge and hints
+unit (the golden model's arithmetic with one bug put in by name), its reads written on a Tape exactly
+as the grader writes a simulated design's (roofline_bench.remote), so the real bench, judge and hints
 run on what it "did"."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 from roofline_bench.benches import TESTS
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import Run, execute
-from roofline_bench.tape import Recorder, run_to_end
+from roofline_bench.tape import Tape, run_to_end
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES
 from roofline_golden import QFormat
@@ -61,10 +60,10 @@ class ModelDesign:
 
 
 class ModelPorts(Ports):
-    """The model's ports: inputs held as written, outputs computed when read, every read recorded."""
+    """The model's ports: inputs held as written, outputs computed when read, every read on the tape."""
 
-    def __init__(self, design: ModelDesign, top: str, levels: int, recorder: Recorder) -> None:
-        self.design, self.levels, self.recorder = design, levels, recorder
+    def __init__(self, design: ModelDesign, top: str, levels: int, tape: Tape) -> None:
+        self.design, self.levels, self.tape = design, levels, tape
         width = design.fmt.width
         values = {"W": width, "LEVELS": levels, "INT_BITS": design.fmt.int_bits, "FRAC_BITS": design.fmt.frac_bits}
         self.widths = {port.name: port.bits(values) for port in MODULES[top].ports}
@@ -77,9 +76,9 @@ class ModelPorts(Ports):
     def read(self, name: str) -> int:
         value = self.design.outputs(self.inputs["peak_i"], self._levels("bw_i"), self._levels("ai_i"))[name]
         if isinstance(value, str):
-            self.recorder.value(["x", value])
+            self.tape.entries.append(("x", value))
             raise Unresolved(f"{name} holds X/Z: {value}")
-        self.recorder.value(value)
+        self.tape.entries.append(value)
         return value
 
     def write(self, name: str, value: int) -> None:
@@ -95,15 +94,12 @@ class ModelPorts(Ports):
         raise AssertionError("a combinational bench does not wait on a clock")
 
 
-def record(folder: Path, cfg: BenchConfig, test: str, design: ModelDesign) -> list[str]:
-    """The tape lines a run of `test` against `design` leaves, as a simulator's run would."""
-    tape = folder / f"{cfg.top}-{cfg.param_set.tag}-{test}-{design.bug.replace(' ', '_') or 'model'}.jsonl"
-    tape.unlink(missing_ok=True)
-    recorder = Recorder(tape)
+def record(cfg: BenchConfig, test: str, design: ModelDesign) -> Tape:
+    """The tape a run of `test` against `design` leaves, as the grader writes a simulated design's."""
     levels = cfg.params.levels if "LEVELS" in MODULES[cfg.top].parameters else 1
-    ports = ModelPorts(design, cfg.top, levels, recorder)
-    recorder.begin(test, ports.widths)
+    tape = Tape(test, {})
+    ports = ModelPorts(design, cfg.top, levels, tape)
+    tape.widths = dict(ports.widths)
     run_to_end(execute(TESTS[cfg.top][test], Run(cfg, test, ports, Coverage(), LOG)))
-    recorder.end(test)
-    recorder.out.close()
-    return tape.read_text().splitlines()
+    tape.complete = True
+    return tape

@@ -14,15 +14,23 @@ many times a second, and logic that never settles would spin to the limit.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import sys
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from roofline_bench.benches import TESTS
+from roofline_bench.remote import Channel, drive
+from roofline_bench.tape import Reply
 from roofline_core.config import DEFAULT_SIM, BenchConfig
+from roofline_core.paths import COCOTB_TESTS_DIR
+from roofline_core.runner import PUPPET_MODULE, puppet_build
 from roofline_course import sandbox
 from roofline_course.design_lab import judge, pictures
 from roofline_course.design_lab.schedule import batches, run_in_order_of_needs
@@ -61,29 +69,71 @@ def stall_limit(timeout: float) -> float:
     return max(MIN_STALL_S, STALL_FRACTION * timeout)
 
 
-def run_group(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
-              stall_s: float | None = None) -> sandbox.Outcome:
-    """The group's job in a fresh sandbox, on the canonical design alone (what the precheck checked);
-    its reply comes back on the result pipe, its log on stdout (with the student's file and line)."""
+JOB = "roofline_course.design_lab.sandbox_job"
+
+
+@functools.cache
+def simulation_harness() -> tuple[Path, ...]:
+    """The only files of the checkout a simulation's sandbox holds: the job, the puppet and the simulator
+    runner, with what they import. No bench, stimulus, seed, golden model, reference or lab is among them."""
+    return (*sandbox.harness_files(JOB, "roofline_cocotb.puppet", "roofline_cocotb.signals"),
+            COCOTB_TESTS_DIR / f"{PUPPET_MODULE}.py")
+
+
+def staged(check: Precheck) -> tuple[list[str], tuple[str, ...]]:
+    """The canonical design's files and include folders (what the precheck checked), as a step sees them
+    (sandbox.relocate moves them if need be)."""
+    submission = check.design
+    assert submission is not None
+    root = sandbox.SUBMISSION
+    return ([str(root / submission.relative(f)) for f in submission.files],
+            tuple(str(root / submission.relative(f)) for f in submission.folders))
+
+
+def run_step(job: dict, check: Precheck, settings: Settings, folder: Path, timeout: float, eda: tuple[str, ...] = (),
+             converse: Callable[[int, int], str] | None = None, harness: tuple[Path, ...] | None = None) -> sandbox.Outcome:
+    """One job in a fresh sandbox on the canonical design alone, its log kept in the group's folder with the
+    student's own files and lines."""
     submission, design = check.design, check.canonical
     assert submission is not None and design is not None
-    work, root = sandbox.WORK, sandbox.SUBMISSION  # as the step sees them (sandbox.relocate moves them if need be)
-    job = {"kind": group.kind, "top": lab.top, "sim": settings.sim, "param_set": asdict(group.param_set),
-           "seed": group.seed, "sweep": group.sweep, "tests": list(group.tests), "rtl": rtl, "device": group.device,
-           "files": [str(root / submission.relative(f)) for f in submission.files], "folder": str(work / "build"),
-           "includes": [str(root / submission.relative(f)) for f in submission.folders]}
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
     env = sandbox.simulator_env(settings.sim == "verilator")
-    eda = synthesis_tools(group) if group.kind == "synthesis" else ()
-    outcome = sandbox.run([sys.executable, "-m", "roofline_course.design_lab.sandbox_job"], submission=submission.root,
-                          timeout_s=timeout, limits=limits, stdin=json.dumps(job).encode(), slot=settings.slot,
-                          env=env, result_pipe=True, unsafe=settings.unsafe, eda=eda, stall_s=stall_s)
+    outcome = sandbox.run([sys.executable, "-m", JOB], submission=submission.root, timeout_s=timeout, limits=limits,
+                          stdin=json.dumps(job).encode(), slot=settings.slot, env=env, result_pipe=True,
+                          unsafe=settings.unsafe, eda=eda, converse=converse, harness=harness)
     outcome = replace(outcome, stdout=design.to_source(outcome.stdout), stderr=design.to_source(outcome.stderr))
-    if group.kind == "synthesis":  # its reply is the tools' figures or their error, never a tape
+    if job["kind"] == "synthesis":  # its reply is the tools' figures or their error
         outcome = replace(outcome, result=design.to_source(outcome.result.decode(errors="replace")).encode())
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sim.log").write_text(outcome.stdout + ("\n" + outcome.stderr if outcome.stderr.strip() else ""))
     return outcome
+
+
+def run_simulation(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
+                   stall_s: float) -> tuple[sandbox.Outcome, Reply]:
+    """The group's tests, run here against the design simulated in a fresh sandbox (roofline_bench.remote):
+    the sandbox gets the design and a puppet of its ports, and this process writes down what it read."""
+    files, includes = staged(check)
+    build = puppet_build(lab.top, settings.sim, group.param_set, [Path(f) for f in files], sandbox.WORK / "build", includes)
+    cfg = judge.bench_config(lab, group, settings.sim, rtl)
+    tests = [TESTS[lab.top][test] for test in group.tests]
+    replies: list[Reply] = []
+
+    def converse(commands: int, answers: int) -> str:
+        channel = Channel(commands, answers, time.monotonic() + timeout, stall_s)
+        replies.append(drive(channel, cfg, tests))
+        return "stalled" if channel.stalled else ("void" if replies[-1].problem else "")
+
+    outcome = run_step({"kind": "sim", "build": build.to_json()}, check, settings, folder, timeout, converse=converse,
+                       harness=None if settings.unsafe else simulation_harness())
+    return outcome, (replies[0] if replies else Reply(problem="the simulation could not be started"))
+
+
+def run_synthesis(lab: Lab, group: Group, check: Precheck, settings: Settings, folder: Path, timeout: float) -> sandbox.Outcome:
+    files, includes = staged(check)
+    job = {"kind": "synthesis", "top": lab.top, "param_set": asdict(group.param_set), "device": group.device,
+           "files": files, "folder": str(sandbox.WORK / "build"), "includes": list(includes)}
+    return run_step(job, check, settings, folder, timeout, eda=synthesis_tools(group))
 
 
 def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, settings: Settings, out: Path,
@@ -97,11 +147,11 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     stall_s = stall_limit(timeout) if first.kind == "sim" else None  # from the simulation's own limit
     if settings.sim == "verilator" and first.kind == "sim":
         timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates (the tape begins after)
-    outcome = run_group(lab, joint, check, rtl, settings, folder, timeout, stall_s)
     log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
     if first.kind == "synthesis":
-        return [score_synthesis(first, outcome, log)]
-    reply = judge.read_reply(outcome.result, lab, joint.tests)
+        return [score_synthesis(first, run_synthesis(lab, first, check, settings, folder, timeout), log)]
+    assert stall_s is not None
+    outcome, reply = run_simulation(lab, joint, check, rtl, settings, folder, timeout, stall_s)
     shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
     facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared,
                            simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)

@@ -1,12 +1,11 @@
-"""The trusted judge: a group's score from what the simulation says the design did, decided here.
+"""The trusted judge: a group's score from what the design did at its ports, decided here.
 
-The sandbox returns a reply: the tapes of the tests it ran (roofline_bench.tape), each the
-values the bench read from the design's ports. Nothing in the reply is believed: the judge
-replays each of the group's tests from its tape (roofline_bench.run.replay), in this process,
-with the golden model, and scores what the replay finds. A test with no tape, a tape that runs
-out, a value a port cannot hold or a malformed reply is a failure, never a pass. The worst a
-design can do to its reply is make it look like the ports of a correct design, which is the
-assignment.
+The group's tests ran in this process, their bench driving the design through the sandbox's
+puppet (roofline_bench.remote): the reply holds the tapes this process wrote (every value the
+bench read) and the verdicts it reached, which a replay of the tapes (roofline_bench.run.replay)
+gives again. A test with no tape, a tape that runs out, a value a port cannot hold or a reply
+the protocol voided is a failure, never a pass. The worst a design can do is make its ports
+look like those of a correct design, which is the assignment.
 """
 
 from __future__ import annotations
@@ -15,9 +14,8 @@ from dataclasses import dataclass
 
 from roofline_bench.benches import TESTS
 from roofline_bench.run import replay
-from roofline_bench.tape import Reply, parse
+from roofline_bench.tape import Reply
 from roofline_core.config import BenchConfig
-from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Verdict
 from roofline_course.design_lab.hints import EVIDENT, hints_for
 from roofline_course.labs.definitions import Group, Lab
@@ -41,18 +39,16 @@ class RunFacts:
     stalled_s: float | None = None  # stopped early: its reply had been silent this long (a hang)
 
 
-def read_reply(data: bytes, lab: Lab, tests: tuple[str, ...]) -> Reply:
-    return parse(data.decode("utf-8", errors="replace").splitlines(), tests, [p.name for p in MODULES[lab.top].ports])
-
-
 def bench_config(lab: Lab, group: Group, sim: str, rtl: str) -> BenchConfig:
     return BenchConfig(lab.top, sim, group.param_set, group.seed, sweep=group.sweep, rtl=rtl)
 
 
 def verdicts(lab: Lab, group: Group, reply: Reply, sim: str, rtl: str) -> dict[str, Verdict]:
+    """Each test's verdict: the one this process reached while it drove the design (the same as a replay
+    of its tape), or the replay of a tape that came back."""
     cfg = bench_config(lab, group, sim, rtl)
     bench = TESTS[lab.top]
-    return {test: replay(bench[test], cfg, reply.tapes.get(test)) for test in group.tests}
+    return {test: reply.judged.get(test) or replay(bench[test], cfg, reply.tapes.get(test)) for test in group.tests}
 
 
 def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts: RunFacts, rerun: str) -> GroupScore:

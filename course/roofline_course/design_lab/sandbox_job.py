@@ -1,11 +1,12 @@
 """One graded group, run inside the sandbox: `python -m roofline_course.design_lab.sandbox_job < job.json`.
 
-A simulation job builds the group's cocotb tests on the staged submission (/submission) in the
-sandbox's /run and runs them with a tape (roofline_bench.tape): the bench records every value it
-reads from the design's ports. This process forwards the tape, as it grows, to the pipe named by
-ROOFLINE_RESULT_FD, and the simulator's output to stdout. It decides nothing: once the design
-runs, this process is no more trusted than the design, and the grader outside judges the tape.
-A synthesis job (no design code runs in it) returns the tools' figures on the same pipe.
+A simulation job builds the design it is given (a Build, made by the grader) under the puppet
+(roofline_cocotb.puppet): the design's ports, worked by the grader's bench from outside. This
+process hands the simulator two pipes, the grader's commands (ROOFLINE_COMMAND_FD) and the result
+pipe for the puppet's answers (ROOFLINE_RESULT_FD), and forwards the simulator's output to stdout.
+It holds no bench, stimulus, seed or model, and decides nothing: once the design runs, this process
+is no more trusted than the design, and the grader holds every answer to its protocol. A synthesis
+job (no design code runs in it) returns the tools' figures on the result pipe.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,34 +23,12 @@ from roofline_core import cocotb_stand_in
 if __name__ == "__main__":  # a grading step, which runs no test itself; never a process that imports this
     cocotb_stand_in.install()  # before the runner imports cocotb-test
 
-from roofline_bench.tape import TAPE_VARIABLE  # noqa: E402
-from roofline_core.config import BenchConfig  # noqa: E402
-from roofline_core.contract import ParamSet  # noqa: E402
-from roofline_core.runner import SimulatorStopped, exact_build, run_build  # noqa: E402
+from roofline_cocotb.puppet import ANSWERS_FD, COMMANDS_FD  # noqa: E402
+from roofline_core.simulator import Build, SimulatorStopped, run_build  # noqa: E402
 from roofline_core.tools import eda_command, tool_available, tool_version  # noqa: E402
-from roofline_course.sandbox import RESULT_FD_VARIABLE  # noqa: E402
+from roofline_course.sandbox.run import COMMAND_FD_VARIABLE, RESULT_FD_VARIABLE  # noqa: E402
 
 LOG_LIMIT = 8 << 20
-FORWARD_S = 0.05
-
-
-class Forwarder(threading.Thread):
-    """Copies the tape file to the result pipe as it grows, so a run stopped at its time limit has
-    already handed over everything but its last moments."""
-
-    def __init__(self, path: Path, channel: int) -> None:
-        super().__init__(daemon=True)
-        self.path, self.channel = path, channel
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        with self.path.open("rb") as tape:
-            while True:
-                finished = self.done.wait(FORWARD_S)
-                while chunk := tape.read(1 << 16):
-                    os.write(self.channel, chunk)
-                if finished:
-                    return
 
 
 def note(channel: int, text: str) -> None:
@@ -59,26 +36,14 @@ def note(channel: int, text: str) -> None:
 
 
 def run_sim(job: dict, channel: int) -> None:
-    p = ParamSet(**job["param_set"])
-    cfg = BenchConfig(job["top"], job["sim"], p, job["seed"], sweep=job["sweep"], rtl=job["rtl"])
-    folder = Path(job["folder"])
-    build = exact_build(cfg, [Path(f) for f in job["files"]], folder, includes=tuple(job["includes"]))
-    tape = folder / f"tape-{secrets.token_hex(8)}.jsonl"
-    folder.mkdir(parents=True, exist_ok=True)
-    tape.touch()
-    build = replace(build, env={**build.env, TAPE_VARIABLE: str(tape)})
-    forwarder = Forwarder(tape, channel)
-    forwarder.start()
-    testcase = r"(^|\.)(" + "|".join(re.escape(test) for test in job["tests"]) + ")$"  # cocotb matches "module.test"
+    commands = int(os.environ[COMMAND_FD_VARIABLE])
+    build = Build.from_json(job["build"])
+    build = replace(build, env={**build.env, COMMANDS_FD: str(commands), ANSWERS_FD: str(channel)},
+                    pass_fds=(commands, channel))
     try:
-        run_build(build, testcase=testcase, log_stream=sys.stdout, log_limit=LOG_LIMIT)
+        run_build(build, testcase=r"(^|\.)serve$", log_stream=sys.stdout, log_limit=LOG_LIMIT)
     except SimulatorStopped as stop:
-        forwarder.done.set()
-        forwarder.join()
         note(channel, _why_stopped(str(stop)))
-        return
-    forwarder.done.set()
-    forwarder.join()
 
 
 def _why_stopped(message: str) -> str:
@@ -96,7 +61,8 @@ def _why_stopped(message: str) -> str:
 
 
 def run_synthesis(job: dict) -> dict:
-    from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route  # only a synthesis job needs it
+    from roofline_core.contract import ParamSet  # only a synthesis job needs these: a simulation's sandbox lacks them
+    from roofline_flows.synth import DEVICES, ff_count, lut_count, place_and_route
 
     tools = ("yosys", DEVICES[job["device"]][1])
     missing = [tool for tool in tools if not tool_available(tool)]

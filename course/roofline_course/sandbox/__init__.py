@@ -28,9 +28,10 @@ time limit). This package's names are the interface the grader uses.
 from roofline_course.sandbox.eda import simulator_env
 from roofline_course.sandbox.isolation import SandboxUnavailable, available, describe_mode, mode
 from roofline_course.sandbox.limits import Limits
-from roofline_course.sandbox.mounts import SUBMISSION, WORK, compile_bytecode, step_paths
+from roofline_course.sandbox.mounts import SUBMISSION, WORK, compile_bytecode, harness_files, step_paths
 from roofline_course.sandbox.run import RESULT_FD_VARIABLE, Outcome, run
 from roofline_course.sandbox.users import passable, protect
 
 __all__ = ["RESULT_FD_VARIABLE", "SUBMISSION", "WORK", "Limits", "Outcome", "SandboxUnavailable", "available",
-           "compile_bytecode", "describe_mode", "mode", "passable", "protect", "run", "simulator_env", "step_paths"]
+           "compile_bytecode", "describe_mode", "harness_files", "mode", "passable", "protect", "run", "simulator_env",
+           "step_paths"]

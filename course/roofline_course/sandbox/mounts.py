@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import compileall
+import functools
 import os
 import re
 import sys
@@ -39,12 +41,59 @@ def interpreter_paths() -> list[Path]:
     return paths
 
 
-def step_paths() -> list[Path]:
-    """What every step reads and runs: the Python installation and venv, and the harness."""
-    return [path.resolve() for path in (*interpreter_paths(), *(REPO_ROOT / part for part in HARNESS_PARTS))]
+def step_paths(harness: tuple[Path, ...] | None = None) -> list[Path]:
+    """What a step reads and runs: the Python installation and venv, and the harness (all of it, or
+    the files `harness` names)."""
+    parts = harness if harness is not None else tuple(REPO_ROOT / part for part in HARNESS_PARTS)
+    return [path.resolve() for path in (*interpreter_paths(), *parts)]
 
 
-def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[str]:
+@functools.cache
+def harness_files(*entries: str) -> tuple[Path, ...]:
+    """The harness a step needs to run these modules: each module the entries import at module level,
+    and so on, with its packages' __init__.py and the bytecode the grader compiled (compile_bytecode).
+    A function's own imports are not followed: they belong to what the step does not run."""
+    found: dict[str, Path] = {}
+    todo = list(entries)
+    while todo:
+        name = todo.pop()
+        if name in found or not (path := _module_file(name)):
+            continue
+        found[name] = path
+        todo += _module_imports(path, name)
+        todo += [".".join(name.split(".")[:cut]) for cut in range(1, name.count(".") + 1)]
+    files = []
+    for path in found.values():
+        files.append(path)
+        files += sorted(path.parent.glob(f"__pycache__/{path.stem}.*.pyc"))
+    return tuple(dict.fromkeys(files))
+
+
+def _module_file(name: str) -> Path | None:
+    for part in HARNESS_PARTS:
+        base = REPO_ROOT / part / Path(*name.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _module_imports(path: Path, name: str) -> list[str]:
+    names = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.If):  # `if __name__ == "__main__":` and the like: run at import too
+            nodes = [child for child in node.body if isinstance(child, ast.Import | ast.ImportFrom)]
+        else:
+            nodes = [node]
+        for child in nodes:
+            if isinstance(child, ast.Import):
+                names += [alias.name for alias in child.names]
+            elif isinstance(child, ast.ImportFrom) and child.module and not child.level:
+                names += [child.module, *(f"{child.module}.{alias.name}" for alias in child.names)]
+    return names
+
+
+def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]], harness: tuple[Path, ...] | None = None) -> list[str]:
     args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for link, target in SYSTEM_LINKS.items():
         args += ["--symlink", target, link]
@@ -52,7 +101,7 @@ def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]]) -> list[st
     for path in SYSTEM_FILES:
         if Path(path).exists():
             args += ["--ro-bind", path, path]
-    for path in dict.fromkeys(step_paths()):
+    for path in dict.fromkeys(step_paths(harness)):
         for parent in reversed(path.parents[:-1]):  # bwrap would make these 0700: the sandbox user must pass
             args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(path), str(path)]
@@ -73,7 +122,8 @@ def environment(home: Path, tmp: Path, env: dict[str, str]) -> dict[str, str]:
 
 
 def command(argv: list[str], submission: Path | None, limits: Limits, slot: int = 0,
-            extra_ro: list[tuple[Path, str]] | None = None, env: dict[str, str] | None = None, proc: bool = False) -> list[str]:
+            extra_ro: list[tuple[Path, str]] | None = None, env: dict[str, str] | None = None, proc: bool = False,
+            harness: tuple[Path, ...] | None = None) -> list[str]:
     """The bwrap command line that runs argv inside the sandbox, as the unprivileged user."""
     setenv = [word for name, value in environment(WORK, Path("/tmp"), env or {}).items() for word in ("--setenv", name, value)]
     return [
@@ -82,7 +132,7 @@ def command(argv: list[str], submission: Path | None, limits: Limits, slot: int 
         # The scratch folders first: a checkout that lives under /tmp is bound on top of them.
         "--size", str(limits.tmp_mib * MIB), "--perms", "01777", "--tmpfs", "/tmp",
         "--size", str(limits.work_mib * MIB), "--perms", "01777", "--tmpfs", "/run",
-        *_binds(submission, extra_ro or []),
+        *_binds(submission, extra_ro or [], harness),
         "--dev", "/dev", *(["--proc", "/proc"] if proc else []), "--chdir", "/run",
         *as_the_sandbox_user(argv, slot),
     ]

@@ -6,12 +6,14 @@ third pipe (its fd in ROOFLINE_RESULT_FD) that only the trusted grading process 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from roofline_course.sandbox.users import (
 )
 
 RESULT_FD_VARIABLE = "ROOFLINE_RESULT_FD"  # the trusted process writes its result to this fd
+COMMAND_FD_VARIABLE = "ROOFLINE_COMMAND_FD"  # with converse: the trusted process reads the grader's commands from this fd
 STALL_POLL_S = 0.1  # how often a run with a stall limit looks at its result pipe
 
 
@@ -72,8 +75,17 @@ def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool], h
 def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: Limits | None = None,
         stdin: bytes = b"", slot: int = 0, extra_ro: list[tuple[Path, str]] | None = None,
         env: dict[str, str] | None = None, result_pipe: bool = False, unsafe: bool = False,
-        eda: tuple[str, ...] = (), stall_s: float | None = None) -> Outcome:
+        eda: tuple[str, ...] = (), stall_s: float | None = None,
+        converse: Callable[[int, int], str] | None = None, harness: tuple[Path, ...] | None = None) -> Outcome:
     """Run argv in the sandbox (or, with unsafe, as a plain child: for a machine without bubblewrap).
+
+    converse (with result_pipe): a conversation with the step, held while it runs, in a thread of
+    this process: it gets the write end of a command pipe (the step reads it from the fd named by
+    ROOFLINE_COMMAND_FD) and the read end of the result pipe, and returns "" when it is done, or
+    "stalled" or "void" when the step must be stopped now (an answer that did not come in time, an
+    answer against the protocol). Its result pipe is then not kept in the Outcome.
+
+    harness: the files of the checkout the step may see (bubblewrap), instead of the whole harness.
 
     stall_s (with result_pipe): stop the run, as timed out and stalled, once the result pipe has
     brought nothing for stall_s seconds after its first bytes. A simulation's tape grows many
@@ -89,22 +101,27 @@ def run(argv: list[str], *, submission: Path | None, timeout_s: float, limits: L
     env = {**step.env, **(env or {})}
     with claim(slot) as slot:
         return _run(argv, submission, timeout_s, limits, stdin, slot, [*(extra_ro or []), *step.extra_ro], env,
-                    result_pipe, unsafe, step, stall_s)
+                    result_pipe, unsafe, step, stall_s, converse, harness)
 
 
 def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Limits, stdin: bytes, slot: int,
          extra_ro: list[tuple[Path, str]], env: dict[str, str], result_pipe: bool, unsafe: bool,
-         step: EdaStep, stall_s: float | None = None) -> Outcome:
-    read_end = write_end = -1
+         step: EdaStep, stall_s: float | None = None, converse: Callable[[int, int], str] | None = None,
+         harness: tuple[Path, ...] | None = None) -> Outcome:
+    read_end = write_end = command_read = command_write = -1
     if result_pipe:
         read_end, write_end = os.pipe()
         env = {**(env or {}), RESULT_FD_VARIABLE: str(write_end)}
+    if converse is not None:
+        command_read, command_write = os.pipe()
+        env = {**env, COMMAND_FD_VARIABLE: str(command_read)}
+    inherited = tuple(fd for fd in (write_end, command_read) if fd >= 0)
     isolation = "unsafe" if unsafe else mode()
     if isolation is None:
         raise SandboxUnavailable(available() or "no sandbox")
     work = private_folder(slot, unsafe) if isolation != "bwrap" else WORK
     if isolation == "bwrap":
-        full, cwd, step_env = command(argv, submission, limits, slot, extra_ro, env, step.proc), None, None
+        full, cwd, step_env = command(argv, submission, limits, slot, extra_ro, env, step.proc, harness), None, None
     else:
         places = {SUBMISSION: submission or work, WORK: work}
         full, stdin = [relocate(word, places) for word in argv], relocate(stdin.decode(), places).encode()
@@ -113,11 +130,11 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         cwd, step_env = str(work), {**os.environ, **env} if unsafe else environment(work, work / "tmp", env)
     started = time.monotonic()
     process = subprocess.Popen(full, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               pass_fds=(write_end,) if result_pipe else (), start_new_session=True, cwd=cwd,
+                               pass_fds=inherited, start_new_session=True, cwd=cwd,
                                preexec_fn=None if unsafe else lambda: apply_limits(limits, step.wasm),  # noqa: PLW1509
                                env=step_env)
-    if result_pipe:
-        os.close(write_end)
+    for fd in inherited:
+        os.close(fd)
     cap = limits.output_mib * MIB
     out: list[bytes] = []
     err: list[bytes] = []
@@ -126,7 +143,8 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
                threading.Thread(target=_drain, args=(process.stderr, cap, err, err_cut), daemon=True)]
     result_chunks: list[bytes] = []
     heard = Heard()
-    if result_pipe:
+    talk = _Conversation(converse, command_write, read_end) if converse is not None else None
+    if result_pipe and talk is None:
         result_file = os.fdopen(read_end, "rb")
         readers.append(threading.Thread(target=_drain, args=(result_file, 16 * MIB, result_chunks, [False], heard),
                                         daemon=True))
@@ -137,9 +155,15 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
         process.stdin.close()  # type: ignore[union-attr]
     except BrokenPipeError:
         pass
-    timed_out, stalled = _wait(process, started + timeout_s, heard, stall_s if result_pipe else None)
+    if talk is not None:
+        talk.start()
+        timed_out, stalled = talk.wait(process, started + timeout_s)
+    else:
+        timed_out, stalled = _wait(process, started + timeout_s, heard, stall_s if result_pipe else None)
     if timed_out or process.returncode is None:
         _kill_group(process)
+    if talk is not None:
+        talk.close()
     if not unsafe:
         wait_until_gone(SANDBOX_UID + slot)
     if isolation == "uid":
@@ -151,6 +175,46 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
     return Outcome(None if timed_out else process.returncode, b"".join(out).decode(errors="replace"),
                    b"".join(err).decode(errors="replace"), b"".join(result_chunks), time.monotonic() - started,
                    timed_out, truncated, stalled)
+
+
+class _Conversation(threading.Thread):
+    """converse, in its own thread, with the pipes it holds closed once it is over."""
+
+    def __init__(self, converse: Callable[[int, int], str], commands: int, answers: int) -> None:
+        super().__init__(daemon=True)
+        self.converse, self.commands, self.answers = converse, commands, answers
+        self.ended, self.how = threading.Event(), ""
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.how = self.converse(self.commands, self.answers)
+        except BaseException as problem:  # noqa: BLE001 - the grader's own failure: raised again in the caller
+            self.how, self.error = "error", problem
+        finally:
+            self.ended.set()
+
+    def wait(self, process: subprocess.Popen[bytes], deadline: float) -> tuple[bool, bool]:
+        """Until the step ends, the deadline passes, or the conversation stops it: (timed out, stalled)."""
+        while True:
+            if self.ended.is_set() and self.how:
+                return self.how == "stalled", self.how == "stalled"  # "void", "error": stopped, not timed out
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True, False
+            try:
+                process.wait(timeout=min(left, STALL_POLL_S))
+                return False, False
+            except subprocess.TimeoutExpired:
+                continue
+
+    def close(self) -> None:
+        self.join(timeout=10)
+        for fd in (self.commands, self.answers):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.error is not None:
+            raise self.error
 
 
 def _wait(process: subprocess.Popen[bytes], deadline: float, heard: Heard, stall_s: float | None) -> tuple[bool, bool]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from model_design import ModelDesign, record
 
-from roofline_bench.tape import parse
+from roofline_bench.tape import Reply
 from roofline_core.contract import MODULES
 from roofline_core.paths import REPO_ROOT, RTL_DIR
 from roofline_course import sandbox
@@ -37,9 +37,7 @@ def hints_given(number: int, bug: str, folder: Path) -> tuple[set[str], float]:
         if group.kind != "sim":
             continue
         cfg = judge.bench_config(lab, group, "icarus", "mine")
-        lines = [line for test in group.tests
-                 for line in record(folder, cfg, test, ModelDesign(cfg.params.fmt, bug))]
-        reply = parse(lines, group.tests, [port.name for port in MODULES[lab.top].ports])
+        reply = Reply({test: record(cfg, test, ModelDesign(cfg.params.fmt, bug)) for test in group.tests})
         facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
         score = judge.score(lab, group, judge.verdicts(lab, group, reply, "icarus", "mine"), reply, facts, "make sim")
         kinds |= {match[1] for line in score.detail if (match := HINT.match(line))}

@@ -34,7 +34,7 @@ from roofline_bench.benches import TESTS
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports
 from roofline_bench.run import Run, execute, replay, trace
-from roofline_bench.tape import Tape, parse, run_to_end
+from roofline_bench.tape import Tape, run_to_end
 from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import REPO_ROOT, RTL_DIR
@@ -240,8 +240,7 @@ def ridge_sweep(folder: Path) -> tuple[BenchConfig, Tape, Verdict]:
     """roofline_attainable's sweep against the shared model design with its ridge bug (<= for <),
     recorded as a simulator's run is, and the verdict of replaying it."""
     cfg = BenchConfig("roofline_attainable", "icarus", PARAMS, 7, sweep=600)
-    lines = record_model(folder, cfg, "random_sweep", ModelDesign(FMT, "ridge"))
-    found = parse(lines, ["random_sweep"], [port.name for port in MODULES[cfg.top].ports]).tapes["random_sweep"]
+    found = record_model(cfg, "random_sweep", ModelDesign(FMT, "ridge"))
     return cfg, found, replay(TESTS[cfg.top]["random_sweep"], cfg, found)
 
 
