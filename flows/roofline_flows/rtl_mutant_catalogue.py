@@ -9,11 +9,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.contract import PADDING_SETS, PARAM_SETS, ParamSet
 from roofline_core.paths import MUTANT_CATALOGUE, RTL_DIR
 
 CATALOGUE = MUTANT_CATALOGUE
-PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3]}
+PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3],
+          **{f"pad{p.mul_stages}": p for p in PADDING_SETS}}
 
 
 @dataclass(frozen=True)
