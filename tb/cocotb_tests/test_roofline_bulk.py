@@ -64,8 +64,9 @@ class BulkTB:
 
     async def reset_during(self, beats: int, slot: int) -> None:
         """A batch cut short: a few beats in, rst_ni pulses low between two clock edges (the contract's
-        reset is asynchronous), with beats held in the valid/ready registers; the batch is then run
-        whole (run_batch), so a register that kept a beat through the reset shows it as a wrong result."""
+        reset is asynchronous), with beats held in the valid/ready registers; the batch is then started
+        at the next edge and run whole (run_batch), so a register that kept a beat through the reset
+        hands it to the output as a wrong result."""
         dut = self.dut
         dut.beats_i.value = beats
         dut.slot_i.value = slot
@@ -76,9 +77,8 @@ class BulkTB:
             await FallingEdge(dut.clk)
         await Timer(CLOCK_NS // 4, "ns")
         dut.rst_ni.value = 0
-        await Timer(CLOCK_NS // 4, "ns")  # released before the next rising edge
+        await Timer(CLOCK_NS // 4, "ns")  # released before the next rising edge, which samples the next start
         dut.rst_ni.value = 1
-        await FallingEdge(dut.clk)
 
     def check_resolved(self, first_vector: int) -> None:
         """An X or Z output fails the sweep and names the signal (Icarus; Verilator is 2-state)."""
