@@ -41,11 +41,17 @@ def table(document: dict[str, Any]) -> str:
         lines.append(f"| `{entry['id']}` | {entry['class']} | " + " | ".join(cells) + f" | {killer} |")
     mutants = document["mutants"]
     killed = {layer: sum(e["layers"][layer]["outcome"] == "killed" for e in mutants) for layer in layers}
+    by_layer = ", ".join(f"{layer} {count}" for layer, count in killed.items())
+    if "seeds" not in document:  # a run from before kills needed a counterexample
+        anywhere = sum(any(e["layers"][layer]["outcome"] == "killed" for layer in layers) for e in mutants)
+        lines += ["", f"From `{document['command']}`, one seed, a proof's kill not yet required to hold a counterexample: "
+                  f"{len(mutants)} mutants, {anywhere} killed by some layer; killed by {by_layer}."]
+        return "\n".join(lines)
     caught = sum(bool(e.get("caught")) for e in mutants)
     lines += ["", f"From `{document['command']}`, bench and sweep at seed{'s' if len(seeds) > 1 else ''} "
               f"{', '.join(map(str, seeds))} (killed: at every one): {len(mutants)} mutants, {caught} caught by a bench "
               "or sweep at every seed and, where a proof reads the file, by a proof with a counterexample; killed by "
-              + ", ".join(f"{layer} {count}" for layer, count in killed.items()) + "."]
+              f"{by_layer}."]
     return "\n".join(lines)
 
 
