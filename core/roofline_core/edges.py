@@ -220,9 +220,11 @@ def placement_edges(fmt: QFormat, count_bits: int, levels: int) -> list[Placemen
         add("peak at a power of two, on its ridge", value, value, 1, 1)
         if value:
             add("peak at a power of two, one LSB below its ridge", value, value - 1, 1, 1)
-    if levels >= 2 and 2 * one <= top:
+    if levels >= 2:
         for ops in powers(count_bits):
-            # level 1 has half the level-0 intensity: it binds whenever ops > 0 (ops = 0: level 0)
-            bws, moved = (one, one, *rest_bw[1:]), (1, 2, *rest_bytes[1:])
+            # bytes = ops at both levels (ai 1), level 1 at half the bandwidth: both memory-bound, level 1
+            # the lower whenever ops > 0; with ops = 0 both caps are 0, a tie level 0 wins
+            moved = (max(ops, 1),) * 2 + rest_bytes[1:]
+            bws = (one, one >> 1, *rest_bw[1:])
             found.append(PlacementEdge("two memory-bound levels, the later lower, ops at a boundary", top, bws, ops, moved))
     return _unique(found)

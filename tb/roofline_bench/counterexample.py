@@ -112,18 +112,19 @@ async def replay(run: Run) -> None:
     if not _check_widths(run, witness):
         return
     run.log.info("replaying %s: %d steps", witness_path(run.cfg.replay), len(witness.steps))
+    ports = {port.name for port in MODULES[run.cfg.top].ports}
     if not MODULES[run.cfg.top].clocked:
         last = witness.steps[-1]
-        levels = run.params.levels if run.cfg.top != "roofline_attainable" else 1
+        hierarchy = "binding_o" in ports
+        levels = run.params.levels if hierarchy else 1
         width = run.params.fmt.width
         unpack = [(last.get(name, 0) >> (level * width)) & run.params.fmt.max_raw
                   for name in ("bw_i", "ai_i") for level in range(levels)]
         vector = RateVector("counterexample", last.get("peak_i", 0), tuple(unpack[:levels]), tuple(unpack[levels:]))
         run.sb.plan(1)
-        await RateChecker(run, hierarchy=levels > 1 or run.cfg.top != "roofline_attainable").check(
-            "counterexample", "the proof's counterexample", vector)
+        await RateChecker(run, hierarchy=hierarchy).check("counterexample", "the proof's counterexample", vector)
         return
-    if run.cfg.top == "roofline_hierarchy_pipe":
+    if "in_valid_i" in ports:
         await StreamReplay(run, witness).drive()
     else:
         await StartDoneReplay(run, witness).drive()
@@ -177,7 +178,8 @@ class StartDoneReplay(ClockedReplay):
     def __init__(self, run: Run, witness: Witness) -> None:
         super().__init__(run, witness)
         p = run.params
-        counts = run.cfg.top == "roofline_counts"
+        self.counts = "ai_o" not in {port.name for port in MODULES[run.cfg.top].ports}  # a placement, not an intensity
+        counts = self.counts
         self.max_latency = p.levels * (p.count_bits + p.fmt.width + 2) + 2 if counts else p.count_bits + p.fmt.frac_bits + 4
         self.drain_cycles = self.max_latency + 2
         self.flight: deque[tuple[dict[str, int], int]] = deque()  # operands, the step start_i was sampled in
@@ -217,9 +219,9 @@ class StartDoneReplay(ClockedReplay):
         return True
 
     def judge(self, operands: dict[str, int], latency: int) -> bool:
-        p, run = self.run.params, self.run
+        p = self.run.params
         fmt = p.fmt
-        if run.cfg.top == "roofline_intensity":
+        if not self.counts:
             want = fixed.intensity(fmt, p.count_bits, operands.get("ops_i", 0), operands.get("bytes_i", 0))
             fields = [Field("ai_o", want.ai, self.ports.read("ai_o"), "FLOP/B"),
                       Field("sat_o", int(want.sat), int(self.ports.read_bool("sat_o"))),

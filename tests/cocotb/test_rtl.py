@@ -49,3 +49,9 @@ def test_rtl(top: str, param_set: ParamSet, sim: str, seed: int) -> None:
     )
     never = coverage.missed(result.build_dir, top, param_set.levels)
     assert not never, f"functional coverage: {len(never)} bin(s) never hit: {', '.join(never)}"
+
+
+def test_the_padding_sets_run_in_the_everyday_tier_on_icarus() -> None:
+    everyday = {param.id for param in CASES if not param.marks}
+    assert {f"{PADDED_TOP}-{p.tag}-icarus" for p in PADDING_SETS} <= everyday
+    assert not {f"{PADDED_TOP}-{p.tag}-verilator" for p in PADDING_SETS} & everyday  # make test-all runs those
