@@ -6,7 +6,8 @@ vectors are built from the contract (spec sections 2 and 5), not from any bug:
 - every input and count at every power-of-two and all-ones boundary: 0, 1, 2^k - 1, 2^k, 2^k + 1
   around each bit position, all ones (`boundaries`);
 - products ai * bw whose top bit sits at every bit position and whose fraction is exactly on, and one
-  step off, the comparison with peak (the ridge) and the rounding tie;
+  step off, the comparison with peak (the ridge) and the rounding tie; and products 2^k + r that
+  are compute-bound only because of their bit k (r alone is below peak), for every k up to 2W - 1;
 - for several levels, the binding comparison at every bit position: two memory-bound levels whose
   products differ by one bit, in both orders, and equal;
 - for counts, quotients at every bit of the result with rounding ties, the saturation threshold and
@@ -104,6 +105,12 @@ def level_edges(fmt: QFormat) -> list[RateEdge]:
         add("peak at a boundary, on its ridge", value, value, one)  # ai * bw == peak: compute binds
         if value:
             add("peak at a boundary, one LSB below its ridge", value, value - 1, one)
+    for top_bit in range(f, 2 * w):  # ai * bw = 2^k + r: compute-bound only because of its bit k
+        for ai in sorted({max(1, -(-(1 << top_bit) // top)), min(top, 1 << max(0, top_bit - w + 1))}):
+            bw = -(-(1 << top_bit) // ai)  # the smallest bw with ai * bw >= 2^k
+            peak = (((ai * bw) - (1 << top_bit)) >> f) + 1  # above the rest r, at or below the product
+            if bw <= top and peak <= min(top, (ai * bw) >> f):
+                add("a product compute-bound only by its top bit", peak, bw, ai)
     half = 1 << (f - 1)
     comparisons = sorted({0, 1, (1 << f) - 1})  # on the ridge, one step above, one step below the next
     ties = sorted({half - 1, half, half + 1} - {1 << f})

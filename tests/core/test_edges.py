@@ -97,3 +97,18 @@ def test_the_edges_are_the_same_every_time_and_few() -> None:
     assert edges.rate_edges(fmt, 3) == edges.rate_edges(fmt, 3)
     assert len(edges.rate_edges(fmt, 3)) < 1500 and len(edges.count_edges(fmt, 64)) < 500
     assert len(edges.placement_edges(fmt, 64, 3)) < 400
+
+
+@pytest.mark.parametrize("param_set", SETS, ids=lambda p: p.tag)
+def test_every_product_bit_is_the_only_reason_some_edge_is_compute_bound(param_set: ParamSet) -> None:
+    """ai * bw = 2^k + r with r below peak: a product bit k lost anywhere turns the verdict (spec: a
+    product above the format is compute-bound, full width, no overflow)."""
+    fmt = param_set.params.fmt
+    f = fmt.frac_bits
+    reasons = set()
+    for e in edges.level_edges(fmt):
+        product = e.ais[0] * e.bws[0]
+        k = product.bit_length() - 1
+        if k >= f and not fixed.attainable(fmt, e.peak, e.bws[0], e.ais[0]).mem_bound and product - (1 << k) < e.peak << f:
+            reasons.add(k)
+    assert set(range(f, 2 * fmt.width)) <= reasons
