@@ -60,3 +60,16 @@ def test_what_cannot_be_replayed_says_why_in_one_line(tmp_path: Path) -> None:
     other = witness(tmp_path, [signal(["ops_i"], 4)], ["0001"])
     with pytest.raises(WitnessError, match="no input of roofline_attainable"):
         counterexample.load(str(other), "roofline_attainable")
+
+
+def test_make_sim_replays_one_unit_and_says_so_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from roofline_cocotb import sim
+
+    trace = witness(tmp_path, [signal(["ai_i"], 40)], ["0" * 40])
+    with pytest.raises(SystemExit):
+        sim.parse_args(["--replay", str(trace)])  # every bench at once
+    assert "give its TOP=" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        sim.parse_args(["--top", "roofline_attainable", "--replay", str(tmp_path / "none.vcd")])
+    assert "no such file" in capsys.readouterr().err
+    assert sim.parse_args(["--top", "roofline_attainable", "--replay", str(trace)]).replay == str(trace)
