@@ -8,6 +8,7 @@ min(peak, ops * bw / bytes) within half an LSB: the cap is rounded once, from th
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -302,6 +303,48 @@ async def boundaries(run: Run) -> None:
         await tb.place(placement, idle=2)
 
 
+async def back_to_back(run: Run) -> None:
+    """Each placement started in the first cycle busy_o is low (the contract samples start_i whenever
+    busy_o is low, the done_o cycle included): the directed placements with every level dividing and
+    each one's edge, every result right and in order, none lost. The same at every seed."""
+    tb = CountsTB(run)
+    ports, p = run.ports, run.params
+    await tb.reset()
+    one = p.fmt.one
+    longest = Placement("every_level_divides", "every level memory-bound", p.fmt.max_raw, (one,) * p.levels, 1,
+                        (1,) * p.levels)
+    pending = deque(placement for edge in edge_list(tb)[:24] for placement in (longest, edge)
+                    if selected(run.cfg, placement.vector_id))
+    run.sb.plan(len(pending))
+    in_flight: deque[tuple[Placement, int]] = deque()
+    cycle = 0
+    while pending or in_flight:
+        await ports.falling_edge()
+        cycle += 1
+        if ports.read_bool("done_o"):
+            if not in_flight:
+                run.sb.fail(f"cycle_{cycle}", f"done_o pulsed in cycle {cycle} with no placement in flight", kind="pulse",
+                            event=True)
+                return
+            tb.check(in_flight.popleft()[0])
+        if in_flight and cycle - in_flight[0][1] > tb.max_latency:
+            first = in_flight[0][0]
+            run.sb.fail(first.vector_id, f"TIMEOUT {run.cfg.top}: no done_o within {tb.max_latency} cycles of the start "
+                        f"sampled in cycle {in_flight[0][1]} ({first.label}), started as soon as busy_o was low",
+                        kind="timeout", label=first.label)
+            return
+        if pending and not ports.read_bool("busy_o"):
+            placement = pending.popleft()
+            ports.write("peak_i", placement.peak)
+            ports.write("bw_i", pack_levels(placement.bws, p.fmt.width))
+            ports.write("ops_i", placement.ops)
+            ports.write("bytes_i", pack_levels(placement.bytes, p.count_bits))
+            ports.write("start_i", 1)
+            in_flight.append((placement, cycle))
+        else:
+            ports.write("start_i", 0)
+
+
 async def reset_in_every_state(run: Run) -> None:
     """rst_ni asserted between clock edges in every cycle of a placement whose every level divides (so
     every state of the unit is visited), from the cycle start_i is sampled in to the cycle after its
@@ -345,4 +388,4 @@ async def reset_in_every_state(run: Run) -> None:
                                  follow.ops, follow.bytes), idle=1)
 
 
-TESTS = tests(port_widths, document_cases, edge_cases, boundaries, random_sweep, reset_in_every_state)
+TESTS = tests(port_widths, document_cases, edge_cases, boundaries, back_to_back, random_sweep, reset_in_every_state)
