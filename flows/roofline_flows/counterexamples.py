@@ -21,8 +21,10 @@ from pathlib import Path
 from roofline_core.contract import MODULES, TOPS
 from roofline_flows import sby
 
-# Outcomes worth a rerun from reset: induction did not close, or only internal invariants failed.
-RERUN_FROM_RESET = ("induction did not close", "assertion fails")
+# Outcomes worth a rerun from reset without the internal invariants: induction did not close, only
+# internal invariants failed, or the run stopped with an error (a probed register the mutant lets Yosys
+# remove no longer connects). A timeout or a failed attach is not rerun: never a kill.
+RERUN_FROM_RESET = ("induction did not close", "assertion fails", "ERROR")
 INVARIANTS_NOTE = "note: only internal invariants failed"
 
 
@@ -54,6 +56,8 @@ def why_rerun(outcome: sby.Outcome) -> str:
         return "induction did not close (no trace from reset)"
     if any(line.startswith(INVARIANTS_NOTE) for line in outcome.detail):
         return "only the project's internal invariants failed"
+    if outcome.summary == "ERROR":
+        return "the run with the internal invariants stopped with an error"
     return f"{outcome.summary} with no trace from reset"
 
 

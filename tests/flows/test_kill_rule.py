@@ -82,12 +82,19 @@ def test_a_failure_of_internal_invariants_alone_is_rerun_from_reset_without_them
     assert killed.outcome == "killed"
 
 
-@pytest.mark.parametrize("summary", ["TIMEOUT", "cannot attach", "ERROR"])
+@pytest.mark.parametrize("summary", ["TIMEOUT", "cannot attach"])
 def test_a_proof_that_timed_out_or_could_not_attach_is_never_a_kill(summary: str) -> None:
     prover = FakeProver(lambda task: sby.Outcome(task, False, 1.0, summary, ["no verdict within 60 s"]))
     cell = judge(prover)
     assert cell.outcome == "error" and "never a kill" in cell.detail
     assert len(prover.calls) == 1
+
+
+def test_a_run_that_stopped_with_an_error_is_rerun_without_the_invariants_and_kills_only_with_a_trace() -> None:
+    error = lambda task: sby.Outcome(task, False, 1.0, "ERROR", ["ERROR: Failed to parse set rhs expression"])  # noqa: E731
+    assert judge(FakeProver(error, failed)).outcome == "killed"
+    again = judge(FakeProver(error, error))
+    assert again.outcome == "unknown" and "stopped with an error" in again.detail
 
 
 def test_a_failure_without_a_trace_from_reset_is_never_a_kill() -> None:
