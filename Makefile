@@ -66,7 +66,7 @@ SIM_ARGS = $(if $(SIM),--sim $(SIM)) $(if $(TOP),--top $(TOP)) $(PARAM_ARGS) $(i
            $(if $(MUL_STAGES),--mul-stages $(MUL_STAGES)) $(if $(N),--sweep $(N)) \
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(call yes,$(WAVES)),--waves) $(if $(call yes,$(GATES)),--gates) \
-           $(if $(call yes,$(V)),--verbose) $(if $(JOBS),--jobs $(JOBS)) $(ARGS)
+           $(if $(call yes,$(V)),--verbose) $(if $(JOBS),--jobs $(JOBS)) $(if $(REPLAY),--replay "$(REPLAY)") $(ARGS)
 MUTATION_ARGS = $(if $(MUTATION_BUDGET),--budget $(MUTATION_BUDGET)) $(if $(call yes,$(MUTATION_ALL)),--all) \
                 $(if $(MUTATION_MODULES),--modules "$(MUTATION_MODULES)") $(if $(call yes,$(MUTATION_WRITE)),--write) $(ARGS)
 
@@ -104,6 +104,7 @@ help:
 	@echo "Options are empty unless given; each command holds its defaults (<command> --help, or ARGS=--help)."
 	@echo "make sim options: SIM= TOP= SEED=<n> TESTCASE=<cocotb test> ONLY=<vector index or case id> WAVES=1 GATES=1 V=1"
 	@echo "                  JOBS=<benches at once> INT_BITS= FRAC_BITS= LEVELS= COUNT_BITS= MUL_STAGES= N= RTL=<file or folder>"
+	@echo "                  REPLAY=<a failed proof's trace.vcd or .yw> with its TOP= and parameters: the counterexample as a bench"
 	@echo "make test / test-all options: RTL=<file or folder> (or ROOFLINE_RTL), SEED=<n>, JOBS=<pytest workers>, ARGS=<pytest's>"
 	@echo "make sweep options: N= SIM= TOP=<module>|all SEED=<n> SHARD=i/n ONLY=<vector number> REPLAY=<failing-vectors .npz>"
 	@echo "                  LANES= BATCH= RTL= INT_BITS= ... (make exhaustive: the same, every input of UQ4.4 by default)"

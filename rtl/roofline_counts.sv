@@ -78,7 +78,8 @@ module roofline_counts #(
   logic [LEVELS*W-1:0]   level_cap_q, level_cap_d;
   logic [QUOTIENT_W-1:0] dividend_q, dividend_d;   // the dividend bits still to bring down, MSB first
   logic [C-1:0]          remainder_q, remainder_d;
-  logic [QUOTIENT_W-1:0] quotient_q, quotient_d;
+  // The quotient so far: W bits, since the last step's bit is used at once and never stored.
+  logic [QUOTIENT_W-2:0] quotient_q, quotient_d;
   logic [STEP_W-1:0]     steps_left_q, steps_left_d;
   // The outputs.
   logic                busy_d, done_d, mem_bound_d;
@@ -120,8 +121,8 @@ module roofline_counts #(
   logic takes_lead;
   assign takes_lead = (best_q == COMPUTE_BINDS) || ((ops_q != '0) && (product_q < product));
 
-  // One restoring step of 2 * ops * bw_l / bytes_l. The quotient has QUOTIENT_W bits, so the bit
-  // the step shifts out of it is always zero.
+  // One restoring step of 2 * ops * bw_l / bytes_l. The quotient has QUOTIENT_W bits; the register
+  // holds the W bits before the last step, so the step shifts a constant zero out (carry_out_o).
   logic [C-1:0]          step_remainder;
   logic [QUOTIENT_W-1:0] step_quotient;
   logic                  quotient_carry;
@@ -132,7 +133,7 @@ module roofline_counts #(
     .remainder_i(remainder_q),
     .next_bit_i (dividend_q[QUOTIENT_W-1]),
     .divisor_i  (bytes_cur),
-    .quotient_i (quotient_q),
+    .quotient_i ({1'b0, quotient_q}),
     .remainder_o(step_remainder),
     .quotient_o (step_quotient),
     .carry_out_o(quotient_carry)
@@ -219,7 +220,7 @@ module roofline_counts #(
       Divide: begin
         dividend_d   = dividend_q << 1;
         remainder_d  = step_remainder;
-        quotient_d   = step_quotient;
+        quotient_d   = step_quotient[QUOTIENT_W-2:0];  // the last step's top bit is read from step_quotient
         steps_left_d = steps_left_q - STEP_W'(1);
         if (lead_first) product_d = product;
         if (steps_left_q == SECOND_STEP && takes_lead) begin

@@ -33,6 +33,7 @@ class BenchConfig:
     only: str | None = None
     rtl: str | None = None
     gates: bool = False  # simulate Yosys's gate-level netlist of the module instead of its RTL
+    replay: str | None = None  # a proof's counterexample (trace.vcd or trace.yw): the bench replays it alone
 
     @property
     def params(self) -> Params:
@@ -58,6 +59,8 @@ class BenchConfig:
             words.append(f"RTL={self.rtl}")
         if self.gates:
             words.append("GATES=1")
+        if self.replay:
+            words.append(f"REPLAY={self.replay}")
         return " ".join(words)
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 
 from roofline_bulk.stimulus import random_range  # the bulk sweeps' stimulus: ridges, ties, extremes
+from roofline_core.edges import rate_edges
 from roofline_core.paths import TB_HDL_DIR
 from roofline_golden import DEFAULT_FORMAT, fixed
 from roofline_golden.cases import NotRepresentable, Params, load_cases, rates
@@ -45,10 +46,11 @@ def lines() -> Iterator[str]:
         except NotRepresentable:
             continue
         yield _check_line(case.id, vector.peak, vector.bws, vector.ais)
-    vectors = random_range(RANDOM_SEED, 0, RANDOM_VECTORS, FORMAT, LEVELS)
+    first = len(rate_edges(FORMAT, LEVELS))  # a sweep's vectors before this are the directed edges
+    vectors = random_range(RANDOM_SEED, first, first + RANDOM_VECTORS, FORMAT, LEVELS)
     for position in range(len(vectors)):
         peak, bws, ais = vectors.row(position)
-        yield _check_line(f"random {position} (seed {RANDOM_SEED})", peak, bws, ais)
+        yield _check_line(f"random {first + position} (seed {RANDOM_SEED})", peak, bws, ais)
 
 
 def text() -> str:

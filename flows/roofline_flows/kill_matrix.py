@@ -13,27 +13,45 @@ LAYERS = ("bench", "sweep", "proof")
 KILL_MATRIX = BUILD_ROOT / "mutants" / "kill-matrix.json"
 
 
-def write_matrix(entries: list[dict[str, Any]], command: str, complete: bool, path: Path = KILL_MATRIX) -> dict[str, Any]:
+def write_matrix(entries: list[dict[str, Any]], command: str, complete: bool, path: Path = KILL_MATRIX,
+                 seeds: tuple[int, ...] = (1,)) -> dict[str, Any]:
     """complete: every mutant through every layer (what the docs' table may show)."""
-    document = {"command": command, "complete": complete, "layers": list(LAYERS), "mutants": entries}
+    document = {"command": command, "complete": complete, "layers": list(LAYERS), "seeds": list(seeds), "mutants": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n")
     return document
 
 
 def table(document: dict[str, Any]) -> str:
-    """One row per mutant, one column per layer, and the proof task that killed it."""
+    """One row per mutant, one column per layer, and the proof task that killed it with its
+    counterexample's first failing property. Every number comes from the run's document."""
     layers = document["layers"]
-    lines = ["| mutant | class | " + " | ".join(layers) + " | proof that kills it |", "|---|---|" + "---|" * (len(layers) + 1)]
+    seeds = document.get("seeds", [1])
+    lines = ["| mutant | class | " + " | ".join(layers) + " | proof that kills it (counterexample) |",
+             "|---|---|" + "---|" * (len(layers) + 1)]
     for entry in document["mutants"]:
         cells = [entry["layers"][layer]["outcome"] for layer in layers]
         proof = entry["layers"].get("proof", {})
-        killer = proof["detail"].split(": ")[0] if proof.get("outcome") == "killed" else ""
+        killer = ""
+        if proof.get("outcome") == "killed":
+            task, _, failed = proof["detail"].partition(": ")
+            killer = f"{task} ({failed.rsplit('failed: ', 1)[-1]})" if "failed: " in failed else task
+        elif entry.get("proof_survives"):
+            killer = f"none can: {entry['proof_survives']}"
         lines.append(f"| `{entry['id']}` | {entry['class']} | " + " | ".join(cells) + f" | {killer} |")
-    killed = {layer: sum(e["layers"][layer]["outcome"] == "killed" for e in document["mutants"]) for layer in layers}
-    anywhere = sum(any(e["layers"][layer]["outcome"] == "killed" for layer in layers) for e in document["mutants"])
-    lines += ["", f"From `{document['command']}`: {len(document['mutants'])} mutants, {anywhere} killed by some layer; "
-              "killed by " + ", ".join(f"{layer} {count}" for layer, count in killed.items()) + "."]
+    mutants = document["mutants"]
+    killed = {layer: sum(e["layers"][layer]["outcome"] == "killed" for e in mutants) for layer in layers}
+    by_layer = ", ".join(f"{layer} {count}" for layer, count in killed.items())
+    if "seeds" not in document:  # a run from before kills needed a counterexample
+        anywhere = sum(any(e["layers"][layer]["outcome"] == "killed" for layer in layers) for e in mutants)
+        lines += ["", f"From `{document['command']}`, one seed, a proof's kill not yet required to hold a counterexample: "
+                  f"{len(mutants)} mutants, {anywhere} killed by some layer; killed by {by_layer}."]
+        return "\n".join(lines)
+    caught = sum(bool(e.get("caught")) for e in mutants)
+    lines += ["", f"From `{document['command']}`, bench and sweep at seed{'s' if len(seeds) > 1 else ''} "
+              f"{', '.join(map(str, seeds))} (killed: at every one): {len(mutants)} mutants, {caught} caught by a bench "
+              "or sweep at every seed and, where a proof reads the file, by a proof with a counterexample; killed by "
+              f"{by_layer}."]
     return "\n".join(lines)
 
 

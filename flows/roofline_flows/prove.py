@@ -28,7 +28,7 @@ from pathlib import Path
 from roofline_core.paths import BUILD_ROOT, FLOWS_DIR, RTL_DIR, shown
 from roofline_core.sources import DropInError, drop_in_files, rtl_sources
 from roofline_core.tools import ToolError
-from roofline_flows import sby
+from roofline_flows import counterexamples, sby
 
 DEFAULT_TIMEOUT = 1200.0  # the pipeline's data proof took 151-534 s alone, over 600 s beside other work
 # Each task's seconds in the last complete run (every task, the project's RTL, all passed), kept
@@ -124,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
             for line in outcome.detail:
                 print(f"    {line}")
             print(f"    rerun: {rerun_line(outcome, args)}")
+            found = counterexamples.from_outcome(outcome)
+            replay = counterexamples.replay_command(outcome.task, found.trace, args.rtl) if found else ""
+            if replay:
+                print(f"    as a bench: {replay}")
     failed = sum(not o.passed for o in outcomes)
     bounded = sum(o.passed and o.bounded for o in outcomes)
     only_bounded = (f", {bounded} bounded only (port properties from reset, no internal invariants)"

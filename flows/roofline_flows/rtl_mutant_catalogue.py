@@ -9,11 +9,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline_core.contract import PARAM_SETS, ParamSet
+from roofline_core.contract import PADDING_SETS, PARAM_SETS, ParamSet
 from roofline_core.paths import MUTANT_CATALOGUE, RTL_DIR
 
 CATALOGUE = MUTANT_CATALOGUE
-PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3]}
+PARAMS = {"default": PARAM_SETS[0], "other": PARAM_SETS[1], "small": PARAM_SETS[2], "mul4": PARAM_SETS[3],
+          **{f"pad{p.mul_stages}": p for p in PADDING_SETS}}
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Mutant:
     expect_in_failure: str | None = None
     proof: tuple[str, ...] = ()  # unit.task names the proof layer tries first (the rest follow)
     bench_survives: str = ""  # why today's bench does not kill it (the proofs must)
+    proof_survives: str = ""  # why no proof that reads its file can kill it (its bug is outside their reach)
 
     @property
     def param_set(self) -> ParamSet:
@@ -40,7 +42,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
     mutants = [Mutant(id=e["id"], bug_class=e["class"], bug=e["bug"], file=e["file"], original=e["original"],
                       mutated=e["mutated"], top=e["top"], params=e.get("params", "default"),
                       expect_in_failure=e.get("expect_in_failure"), proof=tuple(e.get("proof", ())),
-                      bench_survives=e.get("bench_survives", "")) for e in entries]
+                      bench_survives=e.get("bench_survives", ""), proof_survives=e.get("proof_survives", ""))
+               for e in entries]
     ids = [m.id for m in mutants]
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:

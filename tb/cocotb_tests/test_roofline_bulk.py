@@ -62,6 +62,24 @@ class BulkTB:
             )
         await FallingEdge(dut.clk)
 
+    async def reset_during(self, beats: int, slot: int) -> None:
+        """A batch cut short: a few beats in, rst_ni pulses low between two clock edges (the contract's
+        reset is asynchronous), with beats held in the valid/ready registers; the batch is then started
+        at the next edge and run whole (run_batch), so a register that kept a beat through the reset
+        hands it to the output as a wrong result."""
+        dut = self.dut
+        dut.beats_i.value = beats
+        dut.slot_i.value = slot
+        dut.start_i.value = 1
+        await FallingEdge(dut.clk)
+        dut.start_i.value = 0
+        for _ in range(min(beats, 3)):
+            await FallingEdge(dut.clk)
+        await Timer(CLOCK_NS // 4, "ns")
+        dut.rst_ni.value = 0
+        await Timer(CLOCK_NS // 4, "ns")  # released before the next rising edge, which samples the next start
+        dut.rst_ni.value = 1
+
     def check_resolved(self, first_vector: int) -> None:
         """An X or Z output fails the sweep and names the signal (Icarus; Verilator is 2-state)."""
         dut, cfg = self.dut, self.cfg
@@ -121,6 +139,8 @@ async def bulk_sweep(dut: Any) -> None:
             if ahead < len(plan):
                 prepared[ahead] = prepare(ahead)  # made while this batch simulates
             simulated, simulated_cpu = time.perf_counter(), time.process_time()
+            if batch == 0:
+                await tb.reset_during(beats, batch_slot(batch))
             await tb.run_batch(beats, batch_slot(batch))
             tb.check_resolved(plan[batch][0])
             simulating += time.perf_counter() - simulated

@@ -5,6 +5,8 @@
   `replay`: judging a recorded run again from its tape.
 - `tape`: recording what a bench read, parsing a recording that is not trusted, replaying it.
 - `trace`: a failing test replayed once more, keeping every value by clock cycle (for pictures).
+- `counterexample`: a failed proof's trace (its Yosys witness) driven into the design and judged
+  by the bench's rules (make sim REPLAY=).
 - `stimulus`, `rates`, `batch`, `coverage`: seeded vectors; driving and judging rates; judging
   sweeps in batches with the vectorised judge; functional coverage.
 - `attainable`, `hierarchy`, `intensity`, `pipe`, `counts`: one bench per top-level module, each with its TESTS.

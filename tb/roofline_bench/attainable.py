@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roofline_bench.rates import RateChecker, check_widths, directed, sweep_test
+from roofline_bench.rates import RateChecker, check_widths, directed, edge_test, sweep_test
 from roofline_bench.run import Run, tests
 from roofline_bench.stimulus import RateVector
 
@@ -49,4 +49,11 @@ async def random_sweep(run: Run) -> None:
     await sweep_test(run, hierarchy=False)
 
 
-TESTS = tests(port_widths, document_cases, edge_cases, random_sweep)
+async def boundaries(run: Run) -> None:
+    """Every input at every power-of-two and all-ones boundary, products on and one step off the ridge and
+    the rounding tie at every bit position (roofline_core.edges): the same at every seed.
+    """
+    await edge_test(run, hierarchy=False)
+
+
+TESTS = tests(port_widths, document_cases, edge_cases, boundaries, random_sweep)

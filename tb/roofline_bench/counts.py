@@ -8,6 +8,7 @@ min(peak, ops * bw / bytes) within half an LSB: the cap is rounded once, from th
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -15,6 +16,7 @@ from roofline_bench.ports import Unresolved
 from roofline_bench.rates import bench_rng, check_error_bound, check_widths, pack_levels
 from roofline_bench.run import Run, tests
 from roofline_bench.stimulus import log_uniform
+from roofline_core.edges import placement_edges
 from roofline_core.scoreboard import Field, binding_text, selected
 from roofline_golden import cases, fixed, format_fraction
 
@@ -46,10 +48,24 @@ class CountsTB:
         await self.ports.rising_edges(2)
         await self.ports.falling_edge()
         self.ports.write("rst_ni", 1)
+        self.expect_idle("after_reset", "after reset")
 
-    async def place(self, placement: Placement) -> None:
+    def expect_idle(self, vector_id: str, when: str) -> None:
+        """busy_o and done_o low, not X (the contract's reset is asynchronous: at once)."""
+        for name in ("busy_o", "done_o"):
+            try:
+                high = self.ports.read_bool(name)
+            except Unresolved as problem:
+                self.sb.fail(vector_id, f"{problem} {when}; it must be low", kind="unresolved", event=True)
+                continue
+            if high:
+                self.sb.fail(vector_id, f"{name} is high {when}; it must be low", kind="reset", event=True)
+
+    async def place(self, placement: Placement, idle: int = 0) -> int | None:
+        """Issue one placement and check its result; then `idle` cycles with start_i low in which
+        done_o must stay low. Returns its latency in cycles (None: skipped or timed out)."""
         if not selected(self.cfg, placement.vector_id):
-            return
+            return None
         ports, p = self.ports, self.cfg.params
         for _ in range(self.max_latency):
             if not ports.read_bool("busy_o"):
@@ -59,7 +75,7 @@ class CountsTB:
             self.sb.fail(placement.vector_id, f"TIMEOUT {self.cfg.top}: busy_o high for {self.max_latency} cycles "
                                               f"with no placement started ({placement.label})", kind="timeout",
                          label=placement.label)
-            return
+            return None
         ports.write("peak_i", placement.peak)
         ports.write("bw_i", pack_levels(placement.bws, p.fmt.width))
         ports.write("ops_i", placement.ops)
@@ -67,22 +83,30 @@ class CountsTB:
         ports.write("start_i", 1)
         await ports.falling_edge()
         ports.write("start_i", 0)
-        if await self.done_within_bound():
-            self.check(placement)
-            return
-        self.sb.fail(placement.vector_id, f"TIMEOUT {self.cfg.top}: no done_o within {self.max_latency} cycles "
-                                          f"({placement.label})", kind="timeout", label=placement.label)
+        latency = await self.done_within_bound()
+        if latency is None:
+            self.sb.fail(placement.vector_id, f"TIMEOUT {self.cfg.top}: no done_o within {self.max_latency} cycles "
+                                              f"({placement.label})", kind="timeout", label=placement.label)
+            return None
+        self.check(placement)
+        for cycle in range(1, idle + 1):
+            await ports.falling_edge()
+            if ports.read_bool("done_o"):
+                self.sb.fail(placement.vector_id, f"done_o pulsed again {cycle} cycle(s) after the result of "
+                             f"{placement.label}, with no new start_i", kind="pulse", label=placement.label)
+                break
+        return latency
 
-    async def done_within_bound(self) -> bool:
-        """done_o high at a falling edge within max_latency edges, this one the first. Between
-        edges it waits for done_o to rise rather than sampling every cycle."""
+    async def done_within_bound(self) -> int | None:
+        """The latency: done_o high at a falling edge within max_latency edges, this one the first
+        (None: it never came). Between edges it waits for done_o to rise rather than sampling every cycle."""
         left = self.max_latency - 1  # the edges after this one that still count
         while not self.ports.read_bool("done_o"):
             if left <= 0:
-                return False
+                return None
             left -= await self.ports.periods_until_rise("done_o", left, CLOCK_NS) + 1
             await self.ports.falling_edge()
-        return True
+        return self.max_latency - left
 
     def inputs(self, placement: Placement) -> list[str]:
         fmt = self.cfg.params.fmt
@@ -260,4 +284,108 @@ async def random_sweep(run: Run) -> None:
     await _place_all(run, random_placements(tb, bench_rng(run.cfg, "random_sweep"), count), tb)
 
 
-TESTS = tests(port_widths, document_cases, edge_cases, random_sweep)
+def edge_list(tb: CountsTB) -> list[Placement]:
+    p = tb.cfg.params
+    edges = placement_edges(p.fmt, p.count_bits, p.levels)
+    tb.run.log.info("%s: %d directed placements (the same at every seed)", tb.run.test, len(edges))
+    return [Placement(index, edge.kind, edge.peak, edge.bws, edge.ops, edge.bytes) for index, edge in enumerate(edges)]
+
+
+async def boundaries(run: Run) -> None:
+    """ops, bytes, bw and peak at every power-of-two and all-ones boundary, the ridge and one LSB below
+    it, the binding comparison with ops at every boundary (roofline_core.edges); after each result two
+    idle cycles in which done_o must stay low. The same at every seed."""
+    tb = CountsTB(run)
+    await tb.reset()
+    placements = edge_list(tb)
+    run.sb.plan(sum(1 for placement in placements if selected(run.cfg, placement.vector_id)))
+    for placement in placements:
+        await tb.place(placement, idle=2)
+
+
+async def back_to_back(run: Run) -> None:
+    """Each placement started in the first cycle busy_o is low (the contract samples start_i whenever
+    busy_o is low, the done_o cycle included): the directed placements with every level dividing and
+    each one's edge, every result right and in order, none lost. The same at every seed."""
+    tb = CountsTB(run)
+    ports, p = run.ports, run.params
+    await tb.reset()
+    one = p.fmt.one
+    longest = Placement("every_level_divides", "every level memory-bound", p.fmt.max_raw, (one,) * p.levels, 1,
+                        (1,) * p.levels)
+    pending = deque(placement for edge in edge_list(tb)[:24] for placement in (longest, edge)
+                    if selected(run.cfg, placement.vector_id))
+    run.sb.plan(len(pending))
+    in_flight: deque[tuple[Placement, int]] = deque()
+    cycle = 0
+    while pending or in_flight:
+        await ports.falling_edge()
+        cycle += 1
+        if ports.read_bool("done_o"):
+            if not in_flight:
+                run.sb.fail(f"cycle_{cycle}", f"done_o pulsed in cycle {cycle} with no placement in flight", kind="pulse",
+                            event=True)
+                return
+            tb.check(in_flight.popleft()[0])
+        if in_flight and cycle - in_flight[0][1] > tb.max_latency:
+            first = in_flight[0][0]
+            run.sb.fail(first.vector_id, f"TIMEOUT {run.cfg.top}: no done_o within {tb.max_latency} cycles of the start "
+                        f"sampled in cycle {in_flight[0][1]} ({first.label}), started as soon as busy_o was low",
+                        kind="timeout", label=first.label)
+            return
+        if pending and not ports.read_bool("busy_o"):
+            placement = pending.popleft()
+            ports.write("peak_i", placement.peak)
+            ports.write("bw_i", pack_levels(placement.bws, p.fmt.width))
+            ports.write("ops_i", placement.ops)
+            ports.write("bytes_i", pack_levels(placement.bytes, p.count_bits))
+            ports.write("start_i", 1)
+            in_flight.append((placement, cycle))
+        else:
+            ports.write("start_i", 0)
+
+
+async def reset_in_every_state(run: Run) -> None:
+    """rst_ni asserted between clock edges in every cycle of a placement whose every level divides (so
+    every state of the unit is visited), from the cycle start_i is sampled in to the cycle after its
+    done_o: busy_o and done_o fall at once and are low, never X, after the reset, and the placement
+    started next is right. The same at every seed."""
+    tb = CountsTB(run)
+    ports, p = run.ports, run.params
+    await tb.reset()
+    levels, one = p.levels, p.fmt.one
+    longest = Placement("every_level_divides", "every level memory-bound", p.fmt.max_raw, (one,) * levels, 1,
+                        (1,) * levels)
+    run.sb.plan(1)
+    latency = await tb.place(longest)
+    if latency is None:
+        return
+    after = edge_list(tb)
+    for cycle in range(latency + 2):
+        vector_id = f"reset_in_cycle_{cycle}"
+        if not selected(run.cfg, vector_id):
+            continue
+        ports.write("peak_i", longest.peak)
+        ports.write("bw_i", pack_levels(longest.bws, p.fmt.width))
+        ports.write("ops_i", longest.ops)
+        ports.write("bytes_i", pack_levels(longest.bytes, p.count_bits))
+        ports.write("start_i", 1)
+        await ports.falling_edge()  # start_i was sampled at the rising edge just gone: cycle 0
+        ports.write("start_i", 0)
+        if cycle:
+            await ports.rising_edges(cycle)
+            await ports.falling_edge()
+        await ports.wait_ns(CLOCK_NS // 4)  # between edges: the reset is asynchronous
+        ports.write("rst_ni", 0)
+        await ports.wait_ns(1)
+        tb.expect_idle(vector_id, f"during a reset asserted {cycle} cycles after start_i was sampled")
+        await ports.falling_edge()
+        ports.write("rst_ni", 1)
+        tb.expect_idle(vector_id, f"after a reset asserted {cycle} cycles after start_i was sampled")
+        follow = after[cycle % len(after)]
+        run.sb.plan(1)
+        await tb.place(Placement(vector_id, f"after a reset in cycle {cycle}: {follow.label}", follow.peak, follow.bws,
+                                 follow.ops, follow.bytes), idle=1)
+
+
+TESTS = tests(port_widths, document_cases, edge_cases, boundaries, back_to_back, random_sweep, reset_in_every_state)

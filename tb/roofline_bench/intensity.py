@@ -20,6 +20,7 @@ from roofline_bench.ports import Unresolved
 from roofline_bench.rates import check_widths
 from roofline_bench.run import Run, tests
 from roofline_bench.stimulus import count_vectors
+from roofline_core.edges import count_edges
 from roofline_core.scoreboard import Field, selected
 from roofline_golden import QFormat, cases, exact, fixed, format_fraction
 
@@ -333,4 +334,57 @@ async def reset_mid_operation(run: Run) -> None:
     tb.finish()
 
 
-TESTS = tests(port_widths_and_reset, document_cases, edge_cases, back_to_back, random_sweep, reset_mid_operation)
+def edge_operations(run: Run) -> list[Operation]:
+    edges = count_edges(run.params.fmt, run.params.count_bits)
+    run.log.info("%s: %d directed divisions (the same at every seed)", run.test, len(edges))
+    return [Operation(index, edge.kind, edge.ops, edge.bytes) for index, edge in enumerate(edges)]
+
+
+async def boundaries(run: Run) -> None:
+    """ops and bytes at every power-of-two and all-ones boundary (bytes = 0 with every kind of ops),
+    quotients at every bit of the result with rounding ties, the saturation threshold and a step either
+    side (roofline_core.edges), back to back: the same at every seed."""
+    tb = IntensityTB(run)
+    await tb.reset()
+    await tb.run_ops(edge_operations(run))
+    tb.finish()
+
+
+async def reset_in_every_state(run: Run) -> None:
+    """rst_ni asserted between clock edges in every cycle of a division, from the cycle start_i is
+    sampled in to past the contract's latency bound (the done_o cycle included): busy_o and done_o fall
+    at once and are low, never X, after the reset; no done_o comes for the cancelled division; the
+    division started next is right. The same at every seed."""
+    tb = IntensityTB(run)
+    ports, top_count = run.ports, (1 << run.params.count_bits) - 1
+    await tb.reset()
+    after = edge_operations(run)
+    for cycle in range(tb.max_latency + 1):
+        if not selected(run.cfg, f"reset_in_cycle_{cycle}"):
+            continue
+        await ports.falling_edge()
+        tb.set_start(1)
+        ports.write("ops_i", top_count - cycle)  # a whole division (bytes > 0), different each time
+        ports.write("bytes_i", 3 + cycle)
+        await ports.falling_edge()  # start_i was sampled at the rising edge just gone: cycle 0
+        tb.set_start(0)
+        if cycle:
+            await ports.rising_edges(cycle)
+            await ports.falling_edge()
+        await ports.wait_ns(CLOCK_NS // 4)  # between edges: the reset is asynchronous
+        if ports.read_bool("busy_o"):
+            run.coverage.hit("reset mid-operation")
+        ports.write("rst_ni", 0)
+        await ports.wait_ns(1)
+        tb.expect_idle(f"during a reset asserted {cycle} cycles after start_i was sampled")
+        await ports.falling_edge()
+        ports.write("rst_ni", 1)
+        tb.expect_idle(f"after a reset asserted {cycle} cycles after start_i was sampled")
+        op = after[cycle % len(after)]
+        await tb.run_ops([Operation(f"reset_in_cycle_{cycle}", f"after a reset in cycle {cycle}: {op.label}", op.ops,
+                                    op.bytes)])
+    tb.finish()
+
+
+TESTS = tests(port_widths_and_reset, document_cases, edge_cases, boundaries, back_to_back, random_sweep,
+              reset_mid_operation, reset_in_every_state)

@@ -25,7 +25,7 @@ from itertools import count
 
 from roofline_bench.batch import RateBatch
 from roofline_bench.ports import Ports, Unresolved
-from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates, rate_batch, read_hierarchy_outputs
+from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates, edge_vectors, rate_batch, read_hierarchy_outputs
 from roofline_bench.run import Run, matrix, tests
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.scoreboard import selected
@@ -123,8 +123,8 @@ class Stream:
         self.ports.start_clock(CLOCK_NS)
 
     async def reset(self, cycles: int = 2, *, showing: bool = False) -> None:
-        """Reset for `cycles` rising edges. showing: out_valid_o is high, so the contract's
-        asynchronous reset must lower it before the next clock edge."""
+        """Reset for `cycles` rising edges. showing: a reset between clock edges during traffic, so
+        the contract's asynchronous reset must lower out_valid_o before the next clock edge."""
         for name in ("in_valid_i", "out_ready_i", "peak_i", "bw_i", "ai_i", "rst_ni"):
             self.ports.write(name, 0)
         if showing:
@@ -143,8 +143,10 @@ class Stream:
 
     async def run_items(self, items: list[Item], idle: str = "never", sink: str = "always", *,
                         rng: random.Random | None = None, p_idle: float = 0.3, p_ready: float = 0.6,
-                        reset_after: int | None = None) -> None:
-        """Stream `items` through the pipe with the source's idle pattern and the sink's readiness."""
+                        reset_after: int | None = None, reset_in_cycle: int | None = None) -> None:
+        """Stream `items` through the pipe with the source's idle pattern and the sink's readiness.
+        reset_after: a reset once that many inputs went in and a result is on show; reset_in_cycle: a
+        reset in that cycle of the stream (counted from 0), whatever the pipeline holds."""
         rng = rng or random.Random(0)
         chosen = [item for item in items if selected(self.cfg, item.vector_id)]
         self.sb.plan(len(chosen))
@@ -154,6 +156,7 @@ class Stream:
         idle_limit = self.latency + 64
         quiet = 0
         sent = 0
+        first_cycle = self.cycle + 1
         while source.pending or self.expected:
             await self.ports.falling_edge()
             self.cycle += 1
@@ -182,8 +185,9 @@ class Stream:
             if quiet > idle_limit:
                 self.timeout(source, receiver, quiet)
                 break
-            if reset_after is not None and sent >= reset_after and now.out_valid:  # a result on show
-                reset_after = None
+            on_show = reset_after is not None and sent >= reset_after and now.out_valid
+            if on_show or (reset_in_cycle is not None and self.cycle - first_cycle == reset_in_cycle):
+                reset_after = reset_in_cycle = None
                 if self.expected:
                     self.run.coverage.hit("reset with results in flight")
                 await self.reset(cycles=1, showing=True)
@@ -324,6 +328,29 @@ async def reset_during_traffic(run: Run) -> None:
     await stream.run_items(items[150:], "random", "random", rng=rng, p_idle=0.1, p_ready=0.7)
 
 
+async def boundaries(run: Run) -> None:
+    """The contract's boundaries (roofline_core.edges), streamed back to back: every input at every
+    power-of-two and all-ones boundary, products on and off the ridge and the rounding tie at every bit
+    position, the binding comparison at every bit. The same at every seed."""
+    stream = Stream(run)
+    await stream.reset()
+    items = [Item(index, vector.kind, vector) for index, vector in enumerate(edge_vectors(run, run.params.levels))]
+    await stream.run_items(items)
+
+
+async def reset_in_every_state(run: Run) -> None:
+    """rst_ni asserted between clock edges in each cycle of a stream's way through the pipeline (every
+    stage filling, a result on show, one held by back-pressure): out_valid_o falls at once and stays low
+    after the reset, and the transfers after it are all right. The same at every seed."""
+    stream = Stream(run)
+    await stream.reset()
+    vectors = edge_vectors(run, run.params.levels)
+    for cycle in range(stream.latency + 3):
+        items = [Item(f"reset_in_cycle_{cycle}.{n}", vector.kind, vector)
+                 for n, vector in enumerate(vectors[cycle * 16:(cycle + 1) * 16])]
+        await stream.run_items(items, "never", "always" if cycle % 2 == 0 else "bursts", reset_in_cycle=cycle)
+
+
 async def stalls(run: Run, idle: str, sink: str) -> None:
     """Every idle pattern at the input against every readiness pattern at the output."""
     stream = Stream(run)
@@ -333,6 +360,6 @@ async def stalls(run: Run, idle: str, sink: str) -> None:
 
 TESTS = {
     **tests(port_widths, document_and_edge_cases, one_result_per_clock, random_stalls_both_sides, heavy_back_pressure,
-            sink_waits_for_valid, reset_during_traffic),
+            sink_waits_for_valid, reset_during_traffic, boundaries, reset_in_every_state),
     **matrix("stalls", stalls, idle=("never", "random", "bursts"), sink=("always", "random", "bursts", "waits_for_valid")),
 }

@@ -12,6 +12,7 @@ from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import Run
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.config import BenchConfig
+from roofline_core.edges import rate_edges
 from roofline_core.scoreboard import Field, Scoreboard, selected
 from roofline_core.vector_text import exact_context, inputs_text
 from roofline_golden import QFormat, cases, fixed, format_fraction
@@ -235,6 +236,26 @@ async def sweep_test(run: Run, hierarchy: bool) -> None:
     checker = RateChecker(run, hierarchy)
     vectors = sweep(run, run.test, run.params.levels if hierarchy else 1)
     run.sb.plan(len(vectors))
+    batch = checker.batch()
+    for index, vector in enumerate(vectors):
+        outputs = await checker.sample(index, vector.kind, vector)
+        if outputs is not None:
+            batch.add(index, vector.kind, vector, outputs)
+    batch.flush()
+
+
+def edge_vectors(run: Run, levels: int) -> list[RateVector]:
+    """The contract's boundaries (roofline_core.edges): the same vectors at every seed."""
+    vectors = [RateVector(*edge) for edge in rate_edges(run.params.fmt, levels)]
+    run.log.info("%s: %d directed vectors (the same at every seed)", run.test, len(vectors))
+    return vectors
+
+
+async def edge_test(run: Run, hierarchy: bool) -> None:
+    """A combinational bench's boundaries: every directed edge, sampled one by one, judged in batches."""
+    checker = RateChecker(run, hierarchy)
+    vectors = edge_vectors(run, run.params.levels if hierarchy else 1)
+    run.sb.plan(sum(1 for index in range(len(vectors)) if selected(run.cfg, index)))
     batch = checker.batch()
     for index, vector in enumerate(vectors):
         outputs = await checker.sample(index, vector.kind, vector)

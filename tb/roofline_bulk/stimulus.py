@@ -3,7 +3,8 @@
 A sweep is a sequence of vectors numbered 0 .. N-1, made in blocks of BLOCK vectors. Block b
 of seed s is drawn from its own generator, seeded by (s, b), so any vector can be made again
 from (seed, index) alone, and disjoint shards of one sweep are disjoint ranges of blocks
-whose union is the whole sweep, however many machines run them.
+whose union is the whole sweep, however many machines run them. The first vectors of every
+random sweep are the contract's directed edges (roofline_core.edges), the same at every seed.
 
 Exhaustive sweeps number every combination of the raw inputs instead: vector i holds the
 fields of i, ai[0] in its low bits.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from roofline_core.edges import rate_edges
 from roofline_core.vector_check import Vectors
 from roofline_golden import QFormat
 from roofline_golden.vector import mul_wide
@@ -88,8 +90,24 @@ def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = B
             anchored |= kinds == _NEAR_RIDGE
     if levels > 1:
         _add_level_ties(rng, bws, ais)
+    if block == 0:
+        _put_edges(fmt, levels, peak, bws, ais)
     index = np.arange(block * BLOCK, block * BLOCK + size, dtype=np.int64)
     return Vectors(index, peak[:size], bws[:size], ais[:size])
+
+
+@cache
+def _edges(fmt: QFormat, levels: int) -> tuple[Array, Array, Array]:
+    edges = rate_edges(fmt, levels)[:BLOCK]
+    return (np.array([e.peak for e in edges], dtype=np.uint64), np.array([e.bws for e in edges], dtype=np.uint64),
+            np.array([e.ais for e in edges], dtype=np.uint64))
+
+
+def _put_edges(fmt: QFormat, levels: int, peak: Array, bws: Array, ais: Array) -> None:
+    """The directed edges as vectors 0 .. E-1 of block 0, in place of the random ones."""
+    edge_peak, edge_bws, edge_ais = _edges(fmt, levels)
+    count = edge_peak.size
+    peak[:count], bws[:count], ais[:count] = edge_peak, edge_bws, edge_ais
 
 
 def random_range(seed: int, start: int, stop: int, fmt: QFormat, levels: int) -> Vectors:

@@ -17,11 +17,12 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
 from roofline_bench.benches import TESTS
+from roofline_bench.counterexample import REPLAY_TEST
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import BenchTest, Run, execute
 from roofline_cocotb.signals import periods_until_rise, read_bits
-from roofline_core.config import BenchConfig
+from roofline_core.config import CONFIG_VARIABLE, BenchConfig
 from roofline_core.contract import CLOCK_PORT, MODULES
 
 COVERAGE = Coverage()  # one bench run: every test of this simulator process
@@ -86,6 +87,9 @@ def cocotb_test(top: str, test: BenchTest, module: str) -> Any:
 
 
 def cocotb_tests(top: str, namespace: dict[str, Any]) -> None:
-    """Every test of `top`'s bench as a cocotb test of the calling module, in order."""
-    for name, test in TESTS[top].items():
+    """Every test of `top`'s bench as a cocotb test of the calling module, in order; with REPLAY=
+    (a proof's counterexample), the replay of that trace alone."""
+    replaying = os.environ.get(CONFIG_VARIABLE) and BenchConfig.from_env().replay
+    tests = {REPLAY_TEST.name: REPLAY_TEST} if replaying else TESTS[top]
+    for name, test in tests.items():
         namespace[name] = cocotb_test(top, test, namespace["__name__"])

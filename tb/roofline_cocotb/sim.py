@@ -38,12 +38,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rtl", default=None, help="drop-in RTL file(s) or folder (RTL=)")
     parser.add_argument("--waves", action="store_true", help="write a waveform and print its path")
     parser.add_argument("--gates", action="store_true", help="simulate Yosys's gate-level netlist (GATES=1)")
+    parser.add_argument("--replay", default=None, metavar="TRACE",
+                        help="replay a failed proof's counterexample (its trace.vcd or trace.yw) in TOP's bench (REPLAY=)")
     parser.add_argument("--verbose", action="store_true", help="the simulator's whole output on the terminal (V=1)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="benches run side by side (JOBS=; default: one per CPU; V=1 runs one at a time)")
     args = parser.parse_args(argv)
     if args.top != "all" and args.top not in TOPS:
         parser.error(f"TOP={args.top}: use one of {', '.join(TOPS)}, or all")
+    if args.replay and args.top == "all":
+        parser.error("REPLAY= replays one unit's counterexample: give its TOP= (the proof's replay line does)")
+    if args.replay and not Path(args.replay).is_file():
+        parser.error(f"REPLAY={args.replay}: no such file")
     for name in ("int_bits", "frac_bits", "levels", "count_bits", "sweep", "jobs"):
         if getattr(args, name) < 1:
             parser.error(f"{name.upper()} must be at least 1")
@@ -98,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     rows, all_passed = [], True
     reports: list[str] = []
     logs: list[str] = []
-    configs = [BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates) for top in tops]
+    replay = str(Path(args.replay).resolve()) if args.replay else None
+    configs = [BenchConfig(top, args.sim, param_set, seed, args.sweep, args.only, args.rtl, args.gates, replay)
+               for top in tops]
     jobs = 1 if args.verbose else max(1, min(args.jobs, len(configs)))  # V=1 prints each bench's output in turn
     run = partial(run_one, waves=args.waves, testcase=args.testcase, verbose=args.verbose)
     if jobs == 1:
@@ -119,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((top, "ERROR", f"build or simulator failed ({result}); {where}", seconds))
             all_passed = False
             continue
-        note, covered = coverage_note(cfg, result.build_dir, narrowed=bool(args.testcase or args.only))
+        # a replay drives one trace: functional coverage says nothing about it
+        note, covered = ("", True) if replay else coverage_note(cfg, result.build_dir, narrowed=bool(args.testcase or args.only))
         verdict = "PASS" if result.failed == 0 and result.passed > 0 and covered else "FAIL"
         all_passed &= verdict == "PASS"
         detail = f"{result.passed} passed, {result.failed} failed" + note

@@ -11,6 +11,7 @@ from roofline_bulk import stimulus
 from roofline_bulk.config import BULK_TOPS
 from roofline_bulk.stimulus import BLOCK, Shard, exhaustive_range, random_range
 from roofline_core import vector_check
+from roofline_core.edges import rate_edges
 from roofline_core.vector_check import Vectors
 from roofline_golden import QFormat
 
@@ -38,7 +39,18 @@ def test_a_vector_is_made_again_from_its_seed_and_number() -> None:
     for index in (0, 1, BLOCK - 1, BLOCK, 2 * BLOCK - 1):
         again = random_range(9, index, index + 1, fmt, 3)
         assert again.row(0) == whole.row(index)
-    assert random_range(10, 0, 100, fmt, 3).row(0) != whole.row(0)
+    first_random = len(rate_edges(fmt, 3))
+    assert random_range(10, first_random, first_random + 1, fmt, 3).row(0) != whole.row(first_random)
+
+
+@pytest.mark.parametrize(("fmt", "levels"), [(QFormat(24, 16), 3), (QFormat(8, 8), 1), (QFormat(5, 4), 2)])
+def test_every_sweep_starts_with_the_directed_edges_whatever_its_seed(fmt: QFormat, levels: int) -> None:
+    edges = rate_edges(fmt, levels)
+    for seed in (1, 2, 987654321):
+        vectors = random_range(seed, 0, len(edges) + 1, fmt, levels)
+        assert [vectors.row(i) for i in range(len(edges))] == [(e.peak, e.bws, e.ais) for e in edges]
+    assert random_range(1, len(edges), len(edges) + 1, fmt, levels).row(0) != random_range(
+        2, len(edges), len(edges) + 1, fmt, levels).row(0)
 
 
 @pytest.mark.parametrize("text", ["", "0/1", "3/4"])

@@ -57,9 +57,15 @@ def test_the_catalogue_covers_the_bug_classes_the_course_needs() -> None:
               "division by zero", "stuck bit", "reset", "handshake",
               # issue 25's classes
               "readiness ignoring state", "stage loads while stalled", "tree shift", "done pulsing twice",
-              "saturation one step early", "register not cleared at start"}
+              "saturation one step early", "register not cleared at start",
+              # issue 34's: the formal reviewer's classes, and the fresh set's
+              "floored width", "zero test one bit short", "missing reset term", "comparison one bit short",
+              "synchronous reset", "off-by-one width", "wrong tie-break", "a stall that loads", "misaligned stage"}
     assert needed <= classes, needed - classes
-    assert len(MUTANTS) >= 40
+    assert len(MUTANTS) >= 60
+    # The sum tree's floored slice width, at a set whose W is not a multiple of its slices.
+    floored = next(m for m in MUTANTS if m.id == "tree_chunk_width_floored").param_set
+    assert (floored.int_bits + floored.frac_bits) % (1 << (floored.mul_stages - 1))
     # A tree shift in the MUL_STAGES = 4 sum, run at a parameter set that has that stage.
     assert any(m.bug_class == "tree shift" and m.param_set.mul_stages == 4 for m in MUTANTS)
     # Every bug class has two mutants or more: a second bug of the class is the test of the first's layer.
@@ -101,7 +107,8 @@ def test_the_kill_matrix_table_shows_every_layer(tmp_path: Path) -> None:
     path = tmp_path / "kill-matrix.json"
     path.write_text(json.dumps(document))
     table = kill_matrix.kill_matrix_table(path).splitlines()
-    assert table[0] == "| mutant | class | bench | sweep | proof | proof that kills it |"
-    assert table[2] == "| `ridge_memory_bound` | ridge tie | killed | survived | killed | roofline_round_cap.verdict |"
+    assert table[0] == "| mutant | class | bench | sweep | proof | proof that kills it (counterexample) |"
+    assert table[2] == ("| `ridge_memory_bound` | ridge tie | killed | survived | killed | roofline_round_cap.verdict "
+                        "(props_round_cap.sv:30) |")
     assert table[3].startswith("| `pipe_reg_loads_while_full` | stage loads while stalled | n/a | killed | killed |")
     assert "2 mutants, 2 killed by some layer; killed by bench 1, sweep 1, proof 2" in table[-1]

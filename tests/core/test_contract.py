@@ -218,3 +218,14 @@ def test_every_proof_reads_the_rtl_files_the_table_gives_its_unit(sby_file: Path
     reads = [line.split("read_verilog", 1)[1] for line in text.splitlines() if "read_verilog" in line]
     read = {Path(word).stem for line in reads for word in line.split() if word.endswith(".sv")}
     assert set(MODULES[unit].sources) <= read, f"{sby_file.name}: read_verilog leaves out {set(MODULES[unit].sources) - read}"
+
+
+def test_the_padding_sets_pad_the_sum_tree_at_every_mul_stages_and_run_every_day() -> None:
+    from roofline_core.contract import PADDED_TOP, PADDING_SETS, lint_targets
+
+    chunks = {p.mul_stages: 1 << (p.mul_stages - 1) for p in PADDING_SETS}
+    assert sorted(chunks) == [2, 3, 4]
+    assert all((p.int_bits + p.frac_bits) % chunks[p.mul_stages] for p in PADDING_SETS)  # W not a multiple
+    assert all((p.int_bits + p.frac_bits) % (1 << (p.mul_stages - 1)) == 0 for p in PARAM_SETS)  # why they are needed
+    linted = {t.tag for t in lint_targets() if t.module == PADDED_TOP}
+    assert {p.tag for p in PADDING_SETS} <= linted

@@ -161,3 +161,23 @@ def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, 
     assert prove.main(["--within", "1"]) == 2
     assert capsys.readouterr().err.strip() == ("error: every task chosen took over 1 s in the last complete run: "
                                                "nothing to prove")
+
+
+@pytest.mark.parametrize(("summary", "waveform", "shown"), [
+    ("assertion fails", "engine_0/trace.vcd", True),  # a trace from reset: its replay is printed
+    ("induction did not close", "engine_0/trace_induct.vcd", False),  # an induction step's: nothing to replay
+])
+def test_a_counterexample_of_a_unit_with_a_bench_prints_its_replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str], summary: str,
+                                                                  waveform: str, shown: bool) -> None:
+    task = sby.Task(Path("roofline_attainable.sby"), "verdict", "prove", 1, {"INT_BITS": 8, "FRAC_BITS": 8})
+    monkeypatch.setattr(prove, "BUILD_ROOT", tmp_path / BUILD)
+    monkeypatch.setattr(sby, "tasks", lambda: [task])
+    monkeypatch.setattr(sby, "toolchain", lambda: (["sby"], "a fake sby"))
+    monkeypatch.setattr(sby, "run", lambda task, *_: sby.Outcome(
+        task, False, 1.0, summary, ["failed: props_attainable.sv:27.5-27.68", f"waveform: /w/{waveform}"],
+        attachment=sby.Attachment(RTL_DIR / "roofline_attainable.sv")))
+    assert prove.main([]) == 1
+    out = capsys.readouterr().out
+    line = "    as a bench: make sim TOP=roofline_attainable INT_BITS=8 FRAC_BITS=8 REPLAY=/w/engine_0/trace.vcd\n"
+    assert (line in out) == shown and ("as a bench" in out) == shown
