@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline_course.reports.neutralise import printable, terminal_lines
+from roofline_course.results import mark_text, score_text
 
 
 def junit(result: dict[str, Any], path: Path) -> None:
@@ -24,10 +25,10 @@ def junit(result: dict[str, Any], path: Path) -> None:
         case = ET.SubElement(suite, "testcase", classname=f"lab{result['lab']}.{'hidden' if g['hidden'] else 'visible'}",
                              name=printable(g["name"]), time=f"{g['seconds']:.1f}")
         props = ET.SubElement(case, "properties")
-        ET.SubElement(props, "property", name="score", value=f"{g['score']:g}")
+        ET.SubElement(props, "property", name="score", value=mark_text(g["score"]))
         ET.SubElement(props, "property", name="weight", value=f"{g['weight']:g}")
         if g["score"] < g["weight"]:
-            failure = ET.SubElement(case, "failure", message=f"{g['status']}: {g['score']:g}/{g['weight']:g}")
+            failure = ET.SubElement(case, "failure", message=f"{g['status']}: {score_text(g['score'], g['weight'])}")
             failure.text = "\n".join(terminal_lines(g["detail"] or result["problems"]))
     ET.ElementTree(root).write(path, encoding="unicode", xml_declaration=True)
 
