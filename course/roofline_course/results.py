@@ -14,7 +14,6 @@ from roofline_core.config import DEFAULT_SIM
 from roofline_course.intake.precheck import STAGES, Precheck
 from roofline_course.labs.definitions import Group, Lab
 
-
 MARK_DECIMALS = 1  # a tenth of a mark
 MARK_STEP = 10.0 ** -MARK_DECIMALS
 

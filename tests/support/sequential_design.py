@@ -20,7 +20,7 @@ from model_design import ModelDesign
 
 from roofline_bench.benches import TESTS
 from roofline_bench.coverage import Coverage
-from roofline_bench.ports import Ports
+from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import Run, execute
 from roofline_bench.tape import Recorder, run_to_end
 from roofline_core.config import BenchConfig
@@ -28,16 +28,21 @@ from roofline_core.contract import MODULES
 from roofline_golden import QFormat, fixed
 
 LOG = logging.getLogger("sequential_design")
+LOG.addHandler(logging.NullHandler())
+LOG.propagate = False
 PERIOD_PS = 10_000
-PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "truncate", "ridge")
-INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "div0 not saturated", "never done")
+VALUE_BUGS = ("truncate", "ridge", "narrow product", "tie to the last")  # model_design's, on every result
+PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", *VALUE_BUGS)
+INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "div0 not saturated", "never done",
+                  "busy never reset")
 
 
 @dataclass
 class PipeModel:
     """roofline_hierarchy_pipe: LATENCY = 3 + MUL_STAGES register stages moving together.
-    late/early: one stage more/less; ready waits for the sink: in_ready_o = out_ready_i;
-    truncate, ridge: the value bugs of model_design, on every result."""
+    late/early: one stage more/less; ready waits for the sink: in_ready_o = out_ready_i; valid never
+    reset: out_valid_o and in_ready_o are X (no reset gives the valid bits a value); VALUE_BUGS: the
+    value bugs of model_design, on every result."""
 
     fmt: QFormat
     levels: int
@@ -50,14 +55,16 @@ class PipeModel:
         depth = 3 + self.mul_stages + {"late": 1, "early": -1}.get(self.bug, 0)
         self.stages = [None] * depth
         self.shown = {"cap_o": 0, "mem_bound_o": 0, "binding_o": 0, "level_cap_o": 0}
-        self.values = ModelDesign(self.fmt, self.bug if self.bug in ("truncate", "ridge") else "")
+        self.values = ModelDesign(self.fmt, self.bug if self.bug in VALUE_BUGS else "")
 
     def advance(self, inputs: dict[str, int]) -> bool:
         if self.bug == "ready waits for the sink":
             return bool(inputs["out_ready_i"])
         return self.stages[-1] is None or bool(inputs["out_ready_i"])
 
-    def output(self, name: str, inputs: dict[str, int]) -> int:
+    def output(self, name: str, inputs: dict[str, int]) -> int | str:
+        if self.bug == "valid never reset" and name in ("in_ready_o", "out_valid_o"):
+            return "x"
         if name == "in_ready_o":
             return int(self.advance(inputs))
         if name == "out_valid_o":
@@ -85,7 +92,8 @@ class PipeModel:
 class IntensityModel:
     """roofline_intensity: a division takes COUNT_BITS + FRAC_BITS + 2 cycles (1 when bytes = 0).
     late: one cycle past the contract's bound; double done: done_o high for two cycles; never
-    done: busy for ever; truncate: the quotient rounded down; div0 not saturated: sat_o low on bytes = 0."""
+    done: busy for ever; truncate: the quotient rounded down; div0 not saturated: sat_o low on bytes = 0;
+    busy never reset: busy_o is X (its register has no reset, so it never gets a value)."""
 
     fmt: QFormat
     count_bits: int
@@ -101,7 +109,9 @@ class IntensityModel:
         bound = self.count_bits + self.fmt.frac_bits + 4
         return bound + 1 if self.bug == "late" else bound - 2
 
-    def output(self, name: str, inputs: dict[str, int]) -> int:
+    def output(self, name: str, inputs: dict[str, int]) -> int | str:
+        if self.bug == "busy never reset" and name == "busy_o":
+            return "x"
         return {"busy_o": int(self.busy), "done_o": int(self.done > 0), "ai_o": self.result[0], "sat_o": self.result[1],
                 "div0_o": self.result[2]}[name]
 
@@ -148,6 +158,10 @@ class ClockedPorts(Ports):
     def read(self, name: str) -> int:
         self.require(name)
         value = self.model.output(name, self.inputs)
+        if isinstance(value, str):
+            bits = value * self.width(name)
+            self.recorder.value(["x", bits])
+            raise Unresolved(f"{name} holds X/Z: {bits}")
         self.recorder.value(value)
         return value
 
@@ -188,11 +202,11 @@ class ClockedPorts(Ports):
         started = self.now
         limit = started + periods * PERIOD_PS - PERIOD_PS // 4
         edge = (self.now // PERIOD_PS + 1) * PERIOD_PS
-        while edge <= limit and not self.model.output(name, self.inputs):
+        while edge <= limit and self.model.output(name, self.inputs) != 1:
             self.now = edge
             self._rise()
             edge += PERIOD_PS
-        if not self.model.output(name, self.inputs):
+        if self.model.output(name, self.inputs) != 1:
             self.now = limit
         elapsed = (self.now - started) // PERIOD_PS
         self.recorder.value(elapsed)

@@ -38,13 +38,13 @@ HINTS: dict[str, dict[str, str]] = {
         DIVIDER: "round to nearest, ties up: divide ops x 2^(FRAC_BITS+1), one extra quotient bit, and round with "
                  "(q + 1) >> 1",
     },
-    "product width": _each(RATE_TOPS, "ai*bw needs 2*(INT_BITS+FRAC_BITS) bits: size the product before multiplying, "
-                                      "and compare it with peak << FRAC_BITS at that width"),
+    "product width": _each(RATE_TOPS, "form ai*bw at full precision, 2W = 2*(INT_BITS+FRAC_BITS) bits: size the product "
+                                      "before multiplying, and compare it with peak << FRAC_BITS at that width"),
     "saturation": {DIVIDER: "a quotient that does not fit W bits gives ai_o all ones with sat_o set; bytes = 0 gives "
                             "all ones with sat_o and div0_o"},
     "binding level": _each(LEVEL_TOPS, "the binding level has the smallest full-precision ai*bw among memory-bound "
                                        "levels; on a tie the lowest index wins; binding_o = LEVELS when compute binds"),
-    "pulse": {DIVIDER: "done_o is high for exactly one cycle per operation, with ai_o, sat_o and div0_o valid in that "
+    "pulse": {DIVIDER: "done_o is a one-cycle pulse, once per operation, with ai_o, sat_o and div0_o valid in that "
                        "cycle"},
     "latency": {
         DIVIDER: "done_o must come within COUNT_BITS + FRAC_BITS + 4 cycles of the cycle start_i is sampled in; a state "

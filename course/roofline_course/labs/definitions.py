@@ -20,8 +20,8 @@ from pathlib import Path
 from roofline_bench.benches import TESTS
 from roofline_core.config import DEFAULT_SWEEP
 from roofline_core.contract import ParamSet, tops_with
-from roofline_core.scoreboard import EVENT_KINDS
 from roofline_core.paths import LABS_DIR, RTL_DIR
+from roofline_core.scoreboard import EVENT_KINDS
 from roofline_course.labs.designs import DesignError, resolve
 
 KINDS = ("sim", "synthesis")

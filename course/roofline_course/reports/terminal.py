@@ -27,7 +27,8 @@ def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
         if visible_only and g["hidden"]:
             lines.append(f"  {g['name']:<{width}} {where:<7} {'':>11}  {'':<8} (after the due date)")
             continue
-        lines.append(f"  {g['name']:<{width}} {where:<7} {mark_text(g['score']):>5}/{g['weight']:<5g}  {g['status']:<8} {g['covers']}")
+        score = f"{mark_text(g['score']):>5}/{g['weight']:<5g}"
+        lines.append(f"  {g['name']:<{width}} {where:<7} {score}  {g['status']:<8} {g['covers']}")
     if not visible_only:
         lines.append(f"  {'total':<{width}} {'':<7} {mark_text(result['score']):>5}/{result['max_score']:<5g}")
     for g in result["groups"]:
