@@ -174,12 +174,14 @@ class Scoreboard:
         return False
 
     def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "",
-             regimes: tuple[str, ...] = ()) -> None:
+             regimes: tuple[str, ...] = (), since: int = 0) -> None:
         """A failure that is not a value mismatch (a timeout, a protocol error, an error bound); `kind`
         is one of KINDS.
 
         event: it belongs to no one vector (a cycle, a reset, the end of the test), so the rerun
         line reruns the whole test rather than ONLY= a vector that does not exist.
+        since: how many cycles before this one the failing case began (a late result's input was
+        accepted): a picture of the failure shows that cycle too.
         """
         if kind not in KINDS:
             raise ValueError(f"unknown failure kind {kind!r}")

@@ -251,9 +251,9 @@ class Stream:
         accepted = self.accepted.popleft()
         self.measured = self.cycle - accepted
         if self.exact_latency and self.measured != self.latency and not self.sb.kinds["latency"]:
-            self.sb.fail(item.vector_id, f"LATENCY {self.cfg.top}: the result of {item.label} came {self.measured} cycles "
-                         f"after its input was accepted (in cycle {accepted}); the module documents {self.latency} "
-                         "(3 + MUL_STAGES)", kind="latency", label=item.label)
+            self.sb.fail(item.vector_id, f"LATENCY {self.cfg.top}: the result of {item.vector_id} ({item.label}) came "
+                         f"{self.measured} cycles after its input was accepted (in cycle {accepted}); the module documents "
+                         f"{self.latency} (3 + MUL_STAGES)", kind="latency", label=item.label, since=self.measured)
         assert now.outputs is not None
         self.batch.add(item.vector_id, item.label, item.vector, now.outputs)
         return True

@@ -17,6 +17,8 @@ the handouts carry it between SCORING_BEGIN and SCORING_END, and a test checks i
 
 from __future__ import annotations
 
+import textwrap
+
 from roofline_core.scoreboard import Verdict
 from roofline_course.labs.definitions import Group, Lab
 from roofline_course.results import MARK_DECIMALS, mark_text
@@ -66,6 +68,7 @@ def rule_line(lab: Lab, verdict: Verdict) -> str:
 
 SCORING_BEGIN = "<!-- what is graded: written by `python -m roofline_course.design_lab.scoring`; do not edit -->"
 SCORING_END = "<!-- end of what is graded -->"
+WIDTH = 100  # the handouts' line length
 
 
 def _example() -> tuple[str, str]:
@@ -91,11 +94,10 @@ def handout_text(lab: Lab) -> str:
     ]
     if lab.events:
         words = "; ".join(EVENT_WORDS[kind] for kind in lab.events)
-        lines += [
-            "- **The contract's events are cases the whole test stands on**: " + words + ". A test that",
-            "  sees one of them broken earns nothing, however many of its values were right, and the",
-            "  report says which event broke and how often.",
-        ]
+        lines += textwrap.wrap(f"**The contract's events are cases the whole test stands on**: {words}. A test that "
+                               "sees one of them broken earns nothing, however many of its values were right, and the "
+                               "report says which event broke and how often.", WIDTH, initial_indent="- ",
+                               subsequent_indent="  ", break_on_hyphens=False)
     else:
         lines.append("- The module has no clock, so no events: every case is a value.")
     if any(g.requires for g in lab.groups):
