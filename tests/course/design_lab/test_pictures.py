@@ -40,7 +40,7 @@ from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import REPO_ROOT, RTL_DIR
 from roofline_core.scoreboard import Verdict
 from roofline_course import sandbox
-from roofline_course.design_lab import roofs, waves
+from roofline_course.design_lab import pictures, roofs, waves
 from roofline_course.design_lab.pictures import save
 from roofline_course.reports import platforms, terminal
 from roofline_golden import fixed
@@ -481,17 +481,42 @@ def test_prairielearn_carries_the_visible_pictures_and_never_a_hidden_one(drawn:
     assert hidden_png[:200] not in json.dumps(document) and "<hidden>" not in json.dumps(document)
 
 
-def test_pictures_beyond_the_size_budget_stay_in_the_report_folder(drawn: tuple[Path, dict],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+WRAPPING = 600  # bytes around a picture's data URI in a results file: its caption twice, the tags, the keys
+
+
+@pytest.mark.parametrize("make", [platforms.gradescope, platforms.prairielearn], ids=["gradescope", "prairielearn"])
+def test_a_results_file_stays_within_its_bound_and_names_the_pictures_it_leaves_out(
+        drawn: tuple[Path, dict], make: Callable, tmp_path: Path) -> None:
+    """At the stated bound and at bounds just around each picture's cost: the file written is never
+    larger than the bound, a picture left out is one that would not have fitted (the room left is
+    less than its data URI and the few hundred bytes of HTML and JSON around it), and it is named in
+    its group's output."""
     folder, result = drawn
-    every = platforms.embedded(result, folder)
-    sizes = [len(every[name][0][1]) for name in ("visible", "hidden")]
-    monkeypatch.setattr(platforms, "MAX_EMBEDDED", max(sizes) + 10)  # room for either, not both
-    found = platforms.embedded(result, folder)
-    assert list(found) == ["visible"]  # the visible group's first: the hidden one's did not fit
-    document = platforms.gradescope(result, folder)
-    assert "output_format" not in document["tests"][1]
-    assert "not included" in document["tests"][1]["output"]
+    text_only = platforms.size(make(result, folder, limit=0))  # no picture fits in no room
+    uris = {p["caption"]: "data:image/png;base64," + base64.b64encode((folder / p["png"]).read_bytes()).decode()
+            for g in result["groups"] for p in g["pictures"]}
+    for limit in (platforms.MAX_RESULTS_BYTES, text_only, text_only + min(map(len, uris.values())),
+                  text_only + sum(map(len, uris.values())) + 2000, text_only - 1):
+        document = make(result, folder, limit=limit)
+        written = platforms.size(document)
+        assert written <= max(limit, text_only)
+        shown = json.dumps(document)
+        for caption, uri in uris.items():
+            if uri in shown:
+                continue
+            if caption.endswith("<hidden>") and make is platforms.prairielearn:
+                continue  # never shown there, whatever the room
+            assert f"picture not included in this results file (it would pass 200 kB): {caption}" in shown
+            assert max(limit, text_only) - written < len(uri) + WRAPPING, (limit, written, caption)
+
+
+def test_a_picture_is_saved_in_few_colours(drawn: tuple[Path, dict]) -> None:
+    from PIL import Image
+
+    folder, result = drawn
+    for picture in (p for g in result["groups"] for p in g["pictures"]):
+        with Image.open(folder / picture["png"]) as image:
+            assert image.mode == "P" and len(image.getcolors() or []) <= pictures.PNG_COLOURS
 
 
 # ---------------------------------------------------------------- end to end
