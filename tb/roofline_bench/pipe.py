@@ -117,6 +117,7 @@ class Stream:
         self.expected: deque[Item] = deque()
         self.accepted: deque[int] = deque()  # the cycle each result in flight was accepted in, as `expected`
         self.measured: int | None = None  # the last result's latency, in cycles from its input's acceptance
+        self.first_measured: int | None = None  # the first result's: what the pipe's latency is, before any mix-up
         self.exact_latency = False  # every result must come `latency` cycles after its input (a sink always ready)
         self.cycle = 0
         self.out_fires: list[int] = []
@@ -242,14 +243,15 @@ class Stream:
         """Judge the result the sink takes; False when nothing was in flight (no progress)."""
         self.out_fires.append(self.cycle)
         if not self.expected:
-            last = (f"the last result came {self.measured} cycles after its input was accepted; the module documents "
-                    f"{self.latency}" if self.measured is not None else "no input had been accepted yet")
+            last = (f"the first result came {self.first_measured} cycles after its input was accepted; the module "
+                    f"documents {self.latency}" if self.first_measured is not None else "no input had been accepted yet")
             self.sb.fail(f"cycle_{self.cycle}", f"out_valid_o was high in cycle {self.cycle} with nothing in flight: a "
                          f"result out of nowhere, a duplicate or one with no input ({last})", kind="handshake", event=True)
             return False
         item = self.expected.popleft()
         accepted = self.accepted.popleft()
         self.measured = self.cycle - accepted
+        self.first_measured = self.measured if self.first_measured is None else self.first_measured
         if self.exact_latency and self.measured != self.latency and not self.sb.kinds["latency"]:
             self.sb.fail(item.vector_id, f"LATENCY {self.cfg.top}: the result of {item.vector_id} ({item.label}) came "
                          f"{self.measured} cycles after its input was accepted (in cycle {accepted}); the module documents "

@@ -32,7 +32,8 @@ LOG.addHandler(logging.NullHandler())
 LOG.propagate = False
 PERIOD_PS = 10_000
 VALUE_BUGS = ("truncate", "ridge", "narrow product", "tie to the last")  # model_design's, on every result
-PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", *VALUE_BUGS)
+PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", "late and duplicated",
+             *VALUE_BUGS)
 INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "div0 not saturated", "never done",
                   "busy never reset")
 
@@ -41,8 +42,9 @@ INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "d
 class PipeModel:
     """roofline_hierarchy_pipe: LATENCY = 3 + MUL_STAGES register stages moving together.
     late/early: one stage more/less; ready waits for the sink: in_ready_o = out_ready_i; valid never
-    reset: out_valid_o and in_ready_o are X (no reset gives the valid bits a value); VALUE_BUGS: the
-    value bugs of model_design, on every result."""
+    reset: out_valid_o and in_ready_o are X (no reset gives the valid bits a value); late and
+    duplicated: one stage more, and each result shown for a second cycle (the pipe holding its input
+    meanwhile); VALUE_BUGS: the value bugs of model_design, on every result."""
 
     fmt: QFormat
     levels: int
@@ -50,9 +52,10 @@ class PipeModel:
     bug: str = ""
     stages: list[dict[str, int] | None] = field(init=False)
     shown: dict[str, int] = field(init=False)
+    repeated: bool = False  # the result on show has been taken once (late and duplicated)
 
     def __post_init__(self) -> None:
-        depth = 3 + self.mul_stages + {"late": 1, "early": -1}.get(self.bug, 0)
+        depth = 3 + self.mul_stages + {"late": 1, "early": -1, "late and duplicated": 1}.get(self.bug, 0)
         self.stages = [None] * depth
         self.shown = {"cap_o": 0, "mem_bound_o": 0, "binding_o": 0, "level_cap_o": 0}
         self.values = ModelDesign(self.fmt, self.bug if self.bug in VALUE_BUGS else "")
@@ -60,6 +63,8 @@ class PipeModel:
     def advance(self, inputs: dict[str, int]) -> bool:
         if self.bug == "ready waits for the sink":
             return bool(inputs["out_ready_i"])
+        if self.bug == "late and duplicated" and self.stages[-1] is not None and not self.repeated:
+            return False  # the result stays for a second cycle, taken or not
         return self.stages[-1] is None or bool(inputs["out_ready_i"])
 
     def output(self, name: str, inputs: dict[str, int]) -> int | str:
@@ -73,7 +78,9 @@ class PipeModel:
 
     def clock(self, inputs: dict[str, int]) -> None:
         if not self.advance(inputs):
+            self.repeated = self.repeated or (self.stages[-1] is not None and bool(inputs["out_ready_i"]))
             return
+        self.repeated = False
         entering = None
         if inputs["in_valid_i"]:
             width = self.fmt.width
@@ -86,6 +93,7 @@ class PipeModel:
 
     def reset(self) -> None:
         self.stages = [None] * len(self.stages)
+        self.repeated = False
 
 
 @dataclass
