@@ -44,7 +44,7 @@ SIZES = {LEVEL_CAP: 8, CAP: 5.5, "documents": 4.5, MEM_BOUND: 13, BINDING: 16}
 EXPECTED_SIZE = 9.5
 MAX_LABELLED = 8  # places on the roof whose failing cases are named; the note counts the rest
 NAMES_PER_LABEL = 3
-LABEL_OFFSETS = ((8, 8), (8, -14), (-8, 8), (-8, -14))  # points, turn about, so that neighbouring labels part
+LABEL_OFFSETS = ((16, 16), (16, -22), (-16, 16), (-16, -22))  # points, turn about, so that neighbouring labels part
 
 
 @dataclass(frozen=True)
@@ -257,6 +257,7 @@ def _label_cases(roof: Any, view: Misses, xlim: tuple[float, float], ylim: tuple
         chosen = [chosen[round(i * step)] for i in range(MAX_LABELLED)]
     named = set()
     right = math.log10(xlim[0]) + 0.7 * (math.log10(xlim[1]) - math.log10(xlim[0]))  # labels there go to the left
+    low = math.log10(ylim[0]) + 0.2 * (math.log10(ylim[1]) - math.log10(ylim[0]))  # labels there go up
     for index, (x, y) in enumerate(chosen):
         names = places[x, y]
         shown = names[:NAMES_PER_LABEL]
@@ -264,8 +265,10 @@ def _label_cases(roof: Any, view: Misses, xlim: tuple[float, float], ylim: tuple
         text = ", ".join(shown) + (f" +{len(names) - len(shown)} more" if len(names) > len(shown) else "")
         dx, dy = LABEL_OFFSETS[index % len(LABEL_OFFSETS)]
         dx = -abs(dx) if x / 20 > right else abs(dx)
+        dy = abs(dy) if y / 20 < low else dy
         roof.annotate(text, (10 ** (x / 20), 10 ** (y / 20)), xytext=(dx, dy), textcoords="offset points", fontsize=6.5,
-                      ha="left" if dx > 0 else "right", color="0.15", gid="case-label", annotation_clip=False, zorder=7,
+                      ha="left" if dx > 0 else "right", va="center", color="0.15", gid="case-label", annotation_clip=False,
+                      zorder=7, arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 0, "shrinkB": 4},
                       bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "0.7", "alpha": 0.8, "lw": 0.4})
     return len(named)
 
