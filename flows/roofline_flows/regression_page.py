@@ -16,8 +16,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from roofline_bulk.config import SweepConfig
-from roofline_bulk.simulation import sweep_build
+from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_core.config import DEFAULT_SIM, SIMS
 from roofline_core.contract import ParamSet
 from roofline_core.paths import BUILD_ROOT, EXAMPLES_DIR, shown
@@ -58,9 +57,11 @@ def project_sweeps() -> list[Path]:
     """The statistics of the project's own sweeps: build/<sim>/bulk-<...>-<digest of rtl/ and the bench>.
     A drop-in's sweep builds under build/dropin/ (roofline_bulk.simulation), and a sweep of an older
     rtl/ or a cluster's shard folder ends otherwise, so neither is shown nor merged into the coverage."""
+    from roofline_bulk.simulation import sweep_build  # here: it brings the simulation runner, which a page needs not
+
     found = []
     for sim in SIMS:
-        digest = sweep_build(SweepConfig("roofline_attainable", sim, ParamSet(), seed=1)).folder.name.rsplit("-", 1)[1]
+        digest = sweep_build(SweepConfig(BULK_TOPS[0], sim, ParamSet(), seed=1)).folder.name.rsplit("-", 1)[1]
         found += [path for path in sorted((BUILD_ROOT / sim).glob(f"bulk-*-{digest}/sweep_stats.json"))]
     return found
 
