@@ -32,6 +32,9 @@ class Field:
 # The kinds of failure a bench records (Scoreboard.fail's `kind`); a value mismatch is "mismatch".
 KINDS = ("mismatch", "unresolved", "error bound", "timeout", "latency", "pulse", "handshake", "throughput",
          "reset", "document", "other")
+# The kinds that are events of the contract rather than values: when a result comes, how it is handed
+# over, what a reset does. A lab may score a test that breaks one as lost (labs.definitions: events).
+EVENT_KINDS = ("timeout", "latency", "pulse", "handshake", "throughput", "reset")
 MAX_FAILURES_KEPT = 200
 DOCUMENTS = "(the documents' value)", "(the documents' verdict)"  # a field compared with the documents, not the model
 
@@ -62,6 +65,29 @@ class Verdict:
     failures: tuple[Failure, ...] = ()  # the first MAX_FAILURES_KEPT, as data
     baseline: float = 0.0  # the share of the checks a design with constant outputs passes (its best constant)
     ran_out: bool = False  # stopped because the run's record of it ended (the simulation stopped)
+    events: tuple[str, ...] = ()  # the names in `failed` that belong to no vector or case (a cycle, a reset)
+    kinds: tuple[tuple[str, int], ...] = ()  # every failure's kind and how often it came (all, not the first few)
+    unchecked: tuple[str, ...] = ()  # failing cases never checked: the one a timeout left waiting
+
+    @property
+    def cases_failed(self) -> tuple[str, ...]:
+        """The failing vectors or cases, without the events (which are counted apart)."""
+        events = set(self.events)
+        return tuple(name for name in self.failed if name not in events)
+
+    @property
+    def cases_passed(self) -> int:
+        """The vectors or cases checked and right in every way (one whose values were right but whose
+        latency, say, was not, is not)."""
+        return max(0, self.checked - len(set(self.cases_failed) - set(self.unchecked)))
+
+    def broke(self, kinds: tuple[str, ...]) -> tuple[str, ...]:
+        """Which of these kinds of failure the test recorded at least once, in the order given."""
+        seen = dict(self.kinds)
+        return tuple(kind for kind in kinds if seen.get(kind))
+
+    def count(self, kind: str) -> int:
+        return dict(self.kinds).get(kind, 0)
 
     @property
     def passed(self) -> bool:
@@ -69,11 +95,15 @@ class Verdict:
 
     @property
     def credit(self) -> float:
-        """What the design earned of this test, 0..1: the share of what the test meant to check that
-        passed, beyond what constant outputs would pass (a design that computes nothing earns 0)."""
+        """What the design earned of this test, 0..1: the share of the cases the test meant to check
+        that passed, beyond what constant outputs would pass (a design that computes nothing earns 0).
+        An event (a failure of no one case) is not a case: what a broken one costs is the lab's rule
+        (course: design_lab.scoring); a test with one is never passed, so it never earns 1 here."""
         if self.passed:
             return 1.0
-        good = max(0, self.checked - len(self.failed))
+        good = self.cases_passed
+        if self.events and good >= max(self.planned, self.checked, 1):
+            good -= 1  # every case right, an event broken: short of full
         share = min(1.0, good / max(self.planned, self.checked, 1))
         return max(0.0, (share - self.baseline) / (1 - self.baseline)) if self.baseline < 1 else 0.0
 
@@ -105,6 +135,9 @@ class Scoreboard:
     order: list[str] = field(default_factory=list)  # failed, in the order the failures came
     failures: list[Failure] = field(default_factory=list)
     expected: Counter[tuple[int, ...]] = field(default_factory=Counter)  # how often each expected output came
+    events: list[str] = field(default_factory=list)  # the failing names that are events (fail(event=True))
+    kinds: Counter[str] = field(default_factory=Counter)  # every failure's kind, counted
+    unchecked: list[str] = field(default_factory=list)  # cases a timeout left waiting (never checked)
 
     def expect(self, outputs: tuple[int, ...], count: int = 1) -> None:
         """Count a vector's expected outputs (checks that pass in bulk say so here, check() does itself)."""
@@ -141,16 +174,22 @@ class Scoreboard:
         return False
 
     def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "",
-             regimes: tuple[str, ...] = ()) -> None:
+             regimes: tuple[str, ...] = (), since: int = 0) -> None:
         """A failure that is not a value mismatch (a timeout, a protocol error, an error bound); `kind`
         is one of KINDS.
 
         event: it belongs to no one vector (a cycle, a reset, the end of the test), so the rerun
         line reruns the whole test rather than ONLY= a vector that does not exist.
+        since: how many cycles before this one the failing case began (a late result's input was
+        accepted): a picture of the failure shows that cycle too.
         """
         if kind not in KINDS:
             raise ValueError(f"unknown failure kind {kind!r}")
         self._failed(vector_id, label, kind, (), regimes)
+        if event and str(vector_id) not in self.events:
+            self.events.append(str(vector_id))
+        if kind == "timeout" and not event:
+            self.unchecked.append(str(vector_id))
         rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
         report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
         if len(self.reports) < MAX_REPORTS:
@@ -160,6 +199,7 @@ class Scoreboard:
     def _failed(self, vector_id: str | int, label: str, kind: str, differs: tuple[tuple[str, int, int], ...] = (),
                 regimes: tuple[str, ...] = ()) -> None:
         name = str(vector_id)
+        self.kinds[kind] += 1
         if name not in self.failed:
             self.failed.add(name)
             self.order.append(name)
@@ -174,7 +214,8 @@ class Scoreboard:
         counted = sum(self.expected.values())
         baseline = max(self.expected.values()) / counted if counted else 0.0
         return Verdict(self.test, self.checked, tuple(self.order), self.planned, tuple(self.reports), stopped, summary,
-                       tuple(self.failures), baseline, ran_out)
+                       tuple(self.failures), baseline, ran_out, tuple(self.events), tuple(sorted(self.kinds.items())),
+                       tuple(self.unchecked))
 
     def finish(self) -> None:
         """Fail the test (AssertionError with the whole message) unless everything checked passed."""

@@ -23,11 +23,12 @@ from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_course import sandbox
 from roofline_course.design_lab import grade as design_lab
+from roofline_course.design_lab import hints
 from roofline_course.labs.definitions import Lab, LabError, load_lab
 from roofline_course.reports.neutralise import slug
 from roofline_course.reports.result import canonical, write_all
 from roofline_course.reports.terminal import terminal
-from roofline_course.results import Grade
+from roofline_course.results import Grade, score_text, total
 from roofline_course.testbench_lab import grade as testbench_lab
 
 
@@ -51,18 +52,18 @@ def exit_status(result: Grade) -> int:
 
 
 def final_line(result: Grade, student_view: bool = False) -> str:
-    """The verdict line. A student's view counts the visible groups only: a total with the hidden
-    groups in it would tell, before the due date, how the hidden groups went."""
+    """The verdict line, from the marks every report shows (results.shown_marks). A student's view
+    counts the visible groups only: a total with the hidden groups in it would tell, before the
+    due date, how the hidden groups went."""
     status = exit_status(result)
     if status == 2:
         return f"could not grade: {result.status} (exit 2); the problem is above"
     if student_view and any(s.group.hidden for s in result.scores):
         visible = [s for s in result.scores if not s.group.hidden]
-        return (f"graded: {sum(s.score for s in visible):.1f}/{sum(s.group.weight for s in visible):g} in the visible "
-                "groups; the hidden groups are shown after the due date")
-    if status == 1:
-        return f"graded: {result.score:.1f}/{result.lab.max_score:g}, fewer than full marks (exit 1)"
-    return f"graded: {result.score:.1f}/{result.lab.max_score:g}, full marks (exit 0)"
+        shown = score_text(total([s.marks for s in visible]), sum(s.group.weight for s in visible))
+        return f"graded: {shown} in the visible groups; the hidden groups are shown after the due date"
+    verdict = "fewer than full marks (exit 1)" if status == 1 else "full marks (exit 0)"
+    return f"graded: {score_text(result.score, result.lab.max_score)}, {verdict}"
 
 
 def guard_for_the_uid_isolation(lab: Lab) -> None:
@@ -89,6 +90,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--quiet", action="store_true", help="no table on the terminal (grade-all)")
     parser.add_argument("--student-view", action="store_true",
                         help="the terminal shows the visible groups only (Gradescope's stdout, which students see)")
+    parser.add_argument("--rerun-rtl", default="", metavar="NAME",
+                        help="what rerun lines call the submission (a platform: '<your folder>'); default the path given")
     parser.add_argument("--slot", type=int, default=0, help=argparse.SUPPRESS)  # grade-all: a sandbox user per worker
     parser.add_argument("--parallel", type=int, default=design_lab.PARALLEL,
                         help="simulations of this submission run at once (grade-all uses 1 per submission)")
@@ -103,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         lab = load_lab(args.lab, args.hidden, with_hidden=not args.visible_only)
     except LabError as problem:
         print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if lab.kind == "design" and (unworded := hints.unknown_kinds(lab.hints, lab.top)):
+        print(f"error: labs/lab{lab.number}/lab.toml: hints {', '.join(unworded)} have no words for {lab.top}",
+              file=sys.stderr)
         return 2
     if not args.unsafe_no_sandbox and (problem := sandbox.available()):
         print(f"error: grading runs student code in a sandbox, and {problem}", file=sys.stderr)
@@ -125,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             print(sandbox.describe_mode(), flush=True)
     out = (args.out or default_out(lab, args.rtl)).resolve()
     settings = design_lab.Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot,
-                        args.parallel)
+                                   args.parallel, args.rerun_rtl)
     if not args.quiet:
         print(f"grading lab {lab.number} ({lab.top}) on {args.sim}: {args.rtl}", flush=True)
     result = grade(lab, args.rtl, out, settings, progress=not args.quiet)
@@ -133,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     paths = write_all(document, out)
     if not args.quiet:
         print("\n" + "\n".join(terminal(document, visible_only=args.student_view)))
-        print(f"\nreports: {paths['result']} (and junit.xml, gradescope.json, prairielearn.json in that folder)")
+        if not args.student_view:  # a platform's student cannot open the grading machine's folders
+            print(f"\nreports: {paths['result']} (and junit.xml, gradescope.json, prairielearn.json in that folder)")
         print(final_line(result, args.student_view))
     return exit_status(result)
 

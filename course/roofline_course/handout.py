@@ -2,8 +2,11 @@
 
 It is the committed tree (`git archive HEAD`) less every file that implements a lab's module
 or solves one: all of rtl/ (the reference design and its building blocks), the independent
-drop-in solution (tests/dropin/), the mutant catalogue (a list of the bugs the benches look
-for) and every lab's hidden groups. Each lab's starter takes its module's place in rtl/, so
+drop-in solution (tests/dropin/), the formal reference and properties (flows/formal/: its
+roofline_spec.sv states the contract in synthesizable SystemVerilog, so six lines around it
+would pass lab 1), the mutant catalogue (a list of the bugs the benches look for) and every
+lab's hidden groups. tests/course/test_student_copy.py grades every module the copy still holds,
+wrapped to each lab's ports where it fits, against the starter. Each lab's starter takes its module's place in rtl/, so
 `make sim` and `make check` work in the copy as they do here. The copy's README is the students'
 own (labs/STUDENTS.md): what to run and what the output means.
 
@@ -27,13 +30,21 @@ from roofline_core.paths import BUILD_ROOT, REPO_ROOT
 from roofline_course.labs.definitions import available, load_lab
 
 PREFIX = "roofline-hw"
-LEFT_OUT = ("rtl", "tests/dropin", "flows/mutants/catalogue.toml", "labs/*/hidden.toml")
+LEFT_OUT = ("rtl", "tests/dropin", "flows/formal", "flows/mutants/catalogue.toml", "labs/*/hidden.toml")
 TESTBENCH_LAB_ANSWERS = ("solution", "mutants.toml")  # in each testbench lab's folder
 NOTE = """# rtl/ in the student copy
 
 This folder holds the labs' starters, not the reference design: each lab's starter stands
 where its module's solution would be. Replace a starter with your own design, or hand your
 folder to `make check LAB=<n> RTL=<folder>`.
+"""
+
+
+FORMAL_NOTE = """# flows/formal/ in the student copy
+
+The proofs' properties and the formal reference they compare a design with stay with your
+instructor: the reference states the contract in synthesizable SystemVerilog, an answer to
+several labs. `make check` and `make sim` need neither.
 """
 
 
@@ -52,6 +63,8 @@ def build(archive: Path, ref: str = "HEAD") -> list[str]:
         rtl = tree / "rtl"
         rtl.mkdir()
         (rtl / "README.md").write_text(NOTE)
+        (tree / "flows" / "formal").mkdir(parents=True, exist_ok=True)
+        (tree / "flows" / "formal" / "README.md").write_text(FORMAL_NOTE)
         placed = []
         for number in available():
             lab = load_lab(number, with_hidden=False)

@@ -1,7 +1,8 @@
 """`make report`: the last regression as one HTML page, with the documents' roofline computed by the RTL.
 
 It reads what the last runs left in build/: the regression's JUnit XML (make test), the
-statistics and coverage of every bulk sweep (sweep_stats.json), and make synth's results when
+statistics and coverage of the project's own bulk sweeps (sweep_stats.json of rtl/; never a
+drop-in's, such as the test suite's deliberately failing ones), and make synth's results when
 present. It draws examples/document.toml with `roofline plot --rtl icarus`.
 """
 
@@ -13,8 +14,11 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_core.config import DEFAULT_SIM, SIMS
+from roofline_core.contract import ParamSet
 from roofline_core.paths import BUILD_ROOT, EXAMPLES_DIR, shown
 
 REPORT_DIR = BUILD_ROOT / "report"
@@ -49,8 +53,21 @@ def _message(case: ET.Element) -> str:
     return "" if problem is None else problem.get("message", "")[:300]
 
 
+def project_sweeps() -> list[Path]:
+    """The statistics of the project's own sweeps: build/<sim>/bulk-<...>-<digest of rtl/ and the bench>.
+    A drop-in's sweep builds under build/dropin/ (roofline_bulk.simulation), and a sweep of an older
+    rtl/ or a cluster's shard folder ends otherwise, so neither is shown nor merged into the coverage."""
+    from roofline_bulk.simulation import sweep_build  # here: it brings the simulation runner, which a page needs not
+
+    found = []
+    for sim in SIMS:
+        digest = sweep_build(SweepConfig(BULK_TOPS[0], sim, ParamSet(), seed=1)).folder.name.rsplit("-", 1)[1]
+        found += [path for path in sorted((BUILD_ROOT / sim).glob(f"bulk-*-{digest}/sweep_stats.json"))]
+    return found
+
+
 def sweeps_section() -> str:
-    stats = [json.loads(p.read_text()) for p in sorted(BUILD_ROOT.glob("*/bulk-*/sweep_stats.json"))]
+    stats = [json.loads(p.read_text()) for p in project_sweeps()]
     if not stats:
         return "<p>No bulk sweeps yet: <code>make sweep</code> or <code>make test</code> runs them.</p>"
     head = "<tr>" + "".join(f"<th>{name}</th>" for name in (

@@ -120,9 +120,10 @@ class MarkingScoreboard(Scoreboard):
         return passed
 
     def fail(self, vector_id: str | int, message: str, *, kind: str, event: bool = False, label: str = "",
-             regimes: tuple[str, ...] = ()) -> None:
-        super().fail(vector_id, message, kind=kind, event=event, label=label, regimes=regimes)
-        self.trace.mark(str(vector_id), kind, label, message=message.splitlines()[0] if message else "", event=event)
+             regimes: tuple[str, ...] = (), since: int = 0) -> None:
+        super().fail(vector_id, message, kind=kind, event=event, label=label, regimes=regimes, since=since)
+        self.trace.mark(str(vector_id), kind, label, message=message.splitlines()[0] if message else "", event=event,
+                        since=since)
 
 
 def trace(test: BenchTest, cfg: BenchConfig, tape: Tape, *, until_first: bool = True, max_marked: int = MAX_MARKED) -> Trace:

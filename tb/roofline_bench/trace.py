@@ -47,6 +47,7 @@ class Mark:
     message: str = ""  # the first line of a failure that is not a value mismatch
     inputs: tuple[tuple[str, int], ...] = ()
     event: bool = False  # of no one vector (a cycle, a reset, the end of the test): vector_id only names it
+    since: int = 0  # the cycles before this one in which the failing case began (a late result's input), if any
 
 
 @dataclass
@@ -93,11 +94,11 @@ class Trace:
         self._slide()
 
     def mark(self, vector_id: str, kind: str, label: str = "", fields: tuple[tuple[str, int, int, str], ...] = (),
-             message: str = "", event: bool = False) -> None:
+             message: str = "", event: bool = False, since: int = 0) -> None:
         if vector_id in self.marked or len(self.marked) < self.max_marked:
             self.marked.add(vector_id)
             self.marks.append(Mark(self.step, self.cycle, vector_id, kind, label, fields, message,
-                                   tuple(self.written.items()), event))
+                                   tuple(self.written.items()), event, since))
 
     def advance(self, step: int, cycle: int) -> None:
         self.step, self.cycle = step, cycle

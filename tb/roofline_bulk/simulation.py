@@ -28,7 +28,9 @@ def sweep_build(cfg: SweepConfig, variant: str = "") -> Build:
     if cfg.sim == "verilator":
         sources += BULK_IO
     tag = f"{cfg.top}-{cfg.param_set.tag}-x{cfg.lanes}-{sources_digest(sources)}"
-    folder = BUILD_ROOT / cfg.sim / f"bulk-{tag}{'-' + variant if variant else ''}"
+    # A drop-in's sweep (a student's design, a test's planted bug) builds apart from the project's:
+    # make report shows the project's own sweeps, build/<sim>/bulk-*, and no drop-in's.
+    folder = BUILD_ROOT / ("dropin" if cfg.rtl else "") / cfg.sim / f"bulk-{tag}{'-' + variant if variant else ''}"
     cfg = replace(cfg, out_dir=str(folder))
     return Build(
         sim=cfg.sim,

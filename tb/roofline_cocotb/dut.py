@@ -9,6 +9,7 @@ the puppet, roofline_cocotb.puppet, and the bench stays in the grader.)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 

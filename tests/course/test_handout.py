@@ -1,23 +1,33 @@
-"""The student copy (make handout): no answer in it, and make check works inside it."""
+"""The student copy (make handout): no answer in it, and make check works inside it.
+
+An answer is any module the copy holds that a student could put behind a lab's ports and score
+more than the starter with: every module of every file is found (tests/support/answers.py),
+wrapped to each lab's ports where it fits, and graded against the starter (the full tier); the
+everyday tier checks that the finder sees the answer the copy once shipped, the formal reference,
+and that it is gone."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
+import answers
 import pytest
-from real_grading import needs_sandbox  # noqa: F401
+from real_grading import SLOT, needs_sandbox
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
-from roofline_course.labs.definitions import load_lab
+from roofline_course import handout
+from roofline_course.labs.definitions import available, load_lab
 
-pytestmark = pytest.mark.full  # the hostile submissions and the sandbox's limits: make test-all
+DESIGN_LABS = [n for n in available() if load_lab(n).kind == "design"]
 
 
 
+@pytest.mark.full
 @needs_sandbox
 @pytest.mark.sim
 def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: Path) -> None:
@@ -76,3 +86,74 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
         )
         assert run.returncode != 0, f"lab {number}: the student copy's rtl/ passes:\n{run.stdout}"
         assert lab.top
+
+
+def student_copy(folder: Path) -> Path:
+    """The copy `make handout` writes, unpacked under `folder`."""
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    archive = folder / "student.tar.gz"
+    handout.build(archive)
+    with tarfile.open(archive) as tar:
+        tar.extractall(folder, filter="data")
+    return folder / handout.PREFIX
+
+
+def test_the_finder_sees_the_formal_reference_as_an_answer_and_the_copy_leaves_it_out(tmp_path: Path) -> None:
+    """flows/formal/roofline_spec.sv states the contract in synthesizable SystemVerilog: it fits labs 1, 2,
+    4 and (behind a pipe) 5. The copy holds no file of flows/formal, and no module that fits a lab outside
+    the starters and the test suite's own designs (tests/, benchmark/: attacks and stubs, which the full
+    tier grades below, and tests/hostile's cases, which test_hostile.py grades)."""
+    reference = answers.modules(REPO_ROOT / "flows" / "formal")
+    spec = {c.name: c for c in reference.candidates}
+    labs = {n: load_lab(n) for n in DESIGN_LABS}
+    for name in ("roofline_spec_round", "roofline_spec_hierarchy"):
+        assert [n for n, lab in labs.items() if answers.submissions(lab, spec[name], tmp_path / name)] == [1, 2, 4, 5]
+    copy = student_copy(tmp_path)
+    assert not (copy / "flows" / "formal" / "roofline_spec.sv").exists()
+    assert [p.name for p in (copy / "flows" / "formal").iterdir()] == ["README.md"]
+    found = answers.modules(copy)
+    fitting = {c.path for c in found.candidates for lab in labs.values() if answers.wrap(lab, c) is not None}
+    shipped = sorted(path for path in fitting if not path.startswith(("labs/", "rtl/", "tests/", "benchmark/")))
+    assert not shipped, f"modules of the student copy that fit a lab's ports: {shipped}"
+    assert any(path.startswith("tests/hostile/") for path in fitting)  # the finder reads the copy's designs
+
+
+def visible_score(number: int, rtl: Path, out: Path) -> float:
+    subprocess.run([sys.executable, "-m", "roofline_course.grade", "--lab", str(number), "--rtl", str(rtl),
+                          "--visible-only", "--timeout", "20", "--out", str(out), "--slot", str(SLOT)],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=900)
+    result = out / "result.json"
+    return json.loads(result.read_text())["score"] if result.exists() else 0.0
+
+
+@pytest.mark.full
+@needs_sandbox
+@pytest.mark.sim
+def test_no_module_of_the_student_copy_wrapped_to_a_labs_ports_scores_more_than_the_starter(tmp_path: Path) -> None:
+    """Every module the copy holds outside the starters and the hostile submissions, wrapped to every
+    lab's ports where it fits (lab 5: also behind a pipe), graded as make check grades it; first the
+    finder's own check: the formal reference the copy once shipped, wrapped in a few lines, scores
+    above the starter on lab 1 (it scored 65/65)."""
+    labs = {n: load_lab(n) for n in DESIGN_LABS}
+    starter = {n: visible_score(n, lab.starter, tmp_path / f"starter{n}") for n, lab in labs.items()}
+    spec = next(c for c in answers.modules(REPO_ROOT / "flows" / "formal").candidates if c.name == "roofline_spec_round")
+    (control,) = answers.submissions(labs[1], spec, tmp_path / "control")[:1]
+    assert visible_score(1, control, tmp_path / "control-out") > starter[1] == 10.0
+    copy = student_copy(tmp_path / "copy")
+    found = answers.modules(copy, skip=("labs/", "rtl/", "tests/hostile/"))
+    graded: dict[str, float] = {}
+    seen: set[tuple[int, str]] = set()
+    for candidate in found.candidates:
+        for number, lab in labs.items():
+            for folder in answers.submissions(lab, candidate, tmp_path / "answers" / candidate.path.replace("/", "_")):
+                key = (number, folder.name + candidate.text)
+                if key in seen:
+                    continue
+                seen.add(key)
+                what = f"lab {number}: {candidate.path} {folder.name}"
+                graded[what] = visible_score(number, folder, folder.with_suffix(".out"))
+    assert graded, "nothing of the copy fits a lab: the finder found nothing to grade"
+    above = {what: score for what, score in graded.items() if score > starter[int(what.split()[1].rstrip(":"))]}
+    print(f"graded {len(graded)} wrapped modules of the copy; starters {starter}; unreadable: {found.unreadable}")
+    assert not above, f"answers in the student copy (the starters score {starter}): {above}"

@@ -26,6 +26,7 @@ from roofline_course.intake.precheck import _compare_ports, summarize_compile_er
 from roofline_course.intake.submission import stage
 from roofline_course.labs import definitions
 from roofline_course.labs.definitions import LabError, available, load_lab
+from roofline_course.reports.platforms import MAX_RESULTS_BYTES
 from roofline_flows.rtl_mutant_catalogue import ridge_mutant_edit
 
 LABS = [number for number in available() if load_lab(number).kind == "design"]  # lab 6 grades testbenches: test_lab6
@@ -256,6 +257,11 @@ def test_gradescope_run_autograder_on_a_mock_layout(tmp_path: Path) -> None:
     assert 0 < sum(t["score"] for t in results["tests"]) < 100
     assert {t["visibility"] for t in results["tests"]} == {"visible", "after_due_date"}
     assert "SEED=4242" not in run.stdout and "(after the due date)" in run.stdout  # stdout: the visible groups only
+    # What a student reads runs on their own copy and names no file of the grading machine.
+    shown = json.dumps(results) + run.stdout
+    assert "make check LAB=1 RTL=<your folder>" in shown and str(root) not in shown and "/autograder" not in shown
+    assert "sim.log" not in shown and "groups/" not in shown
+    assert (root / "results" / "results.json").stat().st_size <= MAX_RESULTS_BYTES
 
 
 @pytest.mark.sim
@@ -274,6 +280,9 @@ def test_prairielearn_run_on_a_mock_layout_shows_the_visible_groups_only(tmp_pat
     assert results["score"] == pytest.approx(earned / sum(g.weight for g in visible), abs=1e-6) and earned < 65
     hidden = [g.name for g in load_lab(1).groups if g.hidden]
     assert not [name for name in hidden if name in json.dumps(results)], "a hidden group reached PrairieLearn"
+    shown = json.dumps(results)
+    assert "make check LAB=1 RTL=<your folder>" in shown and str(root) not in shown and "sim.log" not in shown
+    assert (root / "results" / "results.json").stat().st_size <= MAX_RESULTS_BYTES
 
 
 def test_verilator_loop_is_named_in_the_report() -> None:
@@ -292,3 +301,17 @@ def test_make_sim_prints_the_summary_and_failures_and_keeps_the_log_in_a_file() 
     assert any("MISMATCH roofline_attainable" in line for line in lines) and "summary:" in lines
     log = next(line.split()[-1] for line in lines if line.strip().endswith("sim.log"))
     assert Path(log).stat().st_size > 10_000  # the simulator's whole output went there
+
+
+@pytest.mark.parametrize("script", ["gradescope/run_autograder", "prairielearn/run"])
+def test_a_platforms_rerun_lines_name_the_students_folder_not_the_grading_machines(script: str) -> None:
+    """The platform scripts grade with --rerun-rtl '<your folder>': a visible group's rerun line is
+    make check on the student's own copy, and the tests' own line reruns on it too."""
+    assert "--rerun-rtl '<your folder>'" in (LABS_DIR / script).read_text()
+    lab = load_lab(1)
+    visible = next(g for g in lab.groups if not g.hidden and g.tests == ("document_cases",))
+    line = grading.rerun_hint(lab, visible, "<your folder>", "icarus")
+    assert line.startswith("make check LAB=1 RTL=<your folder>  (this group's tests alone: make sim TOP=roofline_attainable")
+    assert line.endswith("RTL=<your folder>)")
+    hidden = next(g for g in lab.groups if g.hidden)
+    assert grading.rerun_hint(lab, hidden, "<your folder>", "icarus").startswith("make sim TOP=roofline_attainable")

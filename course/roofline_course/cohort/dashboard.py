@@ -26,6 +26,7 @@ from roofline_course.cohort.table import UNSCORED, VALUE_FAILURE, ordered
 from roofline_course.intake.precheck import STAGES
 from roofline_course.labs.definitions import Lab
 from roofline_course.reports.neutralise import one_line, printable, spreadsheet_cell
+from roofline_course.results import score_text
 
 PAGE = "dashboard.html"
 PAIRS_FILE = "similarity.csv"
@@ -35,11 +36,6 @@ FIRST_PROBLEM_CHARS = 160
 ALWAYS_SHOWN = (STAGES["compile"], STAGES["forbidden"], STAGES["ports"], "timeout", VALUE_FAILURE)
 KIND_ORDER = (*STAGES.values(), "timeout", "crash", "error", VALUE_FAILURE)
 BUCKETS = [f"{low}–{low + 9}" for low in range(0, 100, 10)] + ["100"]
-
-
-def score_text(score: float, max_score: float) -> str:
-    """The one format of a score on the page."""
-    return f"{score:.1f}/{max_score:g}"
 
 
 def bucket(final: float, max_score: float) -> int:
@@ -103,7 +99,10 @@ def summary(lab: Lab, rows: dict[str, dict[str, Any]], similar: Similarity) -> d
     names = {row["id"]: printable(row["submission"]) for row in everyone}
     rates = []
     for group in lab.groups:
-        full = sum(1 for row in scored if row["groups"].get(group.name, 0.0) >= group.weight - 1e-9)
+        if group.weight == 0:  # shown to students, never scored: no one earns its full marks, or misses them
+            rates.append({"name": group.name, "hidden": group.hidden, "full": None, "rate": "not scored"})
+            continue
+        full = sum(1 for row in scored if row["groups"].get(group.name, 0.0) >= group.weight)
         rates.append({"name": group.name, "hidden": group.hidden, "full": full,
                       "rate": f"{100 * full / len(scored):.0f}%" if scored else "-"})
     return {

@@ -27,6 +27,7 @@ from roofline_course.cohort import lateness as late
 from roofline_course.labs.definitions import Lab
 from roofline_course.reports.neutralise import one_line, printable, slug, spreadsheet_cell
 from roofline_course.reports.result import first_failure, first_problem
+from roofline_course.results import MARK_DECIMALS, shown_marks
 
 STATE = "rows.json"
 TABLE = "scores.csv"
@@ -151,7 +152,7 @@ def read_result(lab: Lab, result_file: Path, seconds: float) -> Graded:
 def make_row(lab: Lab, name: str, graded: Graded, lateness: late.Lateness, submitters: str,
              time_limit_s: float) -> dict[str, Any]:
     """A row as stored: raw values, the name exactly as the entry (bytes that were not UTF-8 kept)."""
-    final = lateness.apply(graded.score)
+    final = shown_marks(lateness.apply(graded.score), lab.max_score)  # at the precision of every other score
     return {"id": entry_id(name), "submission": name, "submitters": submitters, "status": graded.status,
             "score": graded.score, "max_score": lab.max_score, "late_days": lateness.days, "late_note": lateness.note,
             "late_penalty": lateness.penalty, "final_score": final, "groups": graded.groups,
@@ -197,7 +198,8 @@ def ordered(rows: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def points(value: float) -> str:
-    return f"{round(value, 3):g}"
+    """Marks as the table writes them: the shown marks (a tenth), without trailing zeros (99.9, 100)."""
+    return f"{round(value, MARK_DECIMALS):g}"
 
 
 def csv_cells(lab: Lab, row: dict[str, Any]) -> dict[str, str]:

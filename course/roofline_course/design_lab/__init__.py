@@ -4,6 +4,7 @@
 - `schedule`: which groups share a simulation, and the order they run in.
 - `sandbox_job`: what runs inside the sandbox (`python -m roofline_course.design_lab.sandbox_job`).
 - `judge`: a group's score from the tapes the sandbox sent back, replayed against the golden model.
+- `scoring`: how tests become marks (beyond chance; a broken event costs its test), and the handouts' words for it.
 - `synthesis`: a synthesis group's score from the tools' figures.
 - `hints`: a hint for each kind of failure.
 - `pictures`, `waves`, `roofs`: where a failing test went wrong, drawn from a traced replay.

@@ -48,7 +48,12 @@ PARALLEL = min(2, os.cpu_count() or 1)  # simulations of one submission at a tim
 
 
 def rerun_hint(lab: Lab, group: Group, rtl: str, sim: str) -> str:
-    return BenchConfig(lab.top, sim, group.param_set, group.seed, sweep=group.sweep, rtl=rtl).rerun_command(None)
+    """The commands that rerun a group, with `rtl` as the student names their folder: make check (a
+    visible group) and make sim of the group's tests, both of which run on the student's own copy."""
+    tests = BenchConfig(lab.top, sim, group.param_set, group.seed, sweep=group.sweep, rtl=rtl).rerun_command(None)
+    if group.hidden:
+        return tests
+    return f"make check LAB={lab.number} RTL={rtl}  (this group's tests alone: {tests})"
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ class Settings:
     unsafe: bool = False
     slot: int = 0
     parallel: int = PARALLEL
+    shown_rtl: str = ""  # what rerun lines call the submission ("<your folder>" on a platform); "": as given
 
 
 def group_timeout(lab: Lab, group: Group) -> float:
@@ -147,6 +153,7 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     stall_s = stall_limit(timeout) if first.kind == "sim" else None  # from the simulation's own limit
     if settings.sim == "verilator" and first.kind == "sim":
         timeout += VERILATOR_BUILD_S  # Verilator compiles C++ before it simulates (the tape begins after)
+    shown = settings.shown_rtl or rtl  # reports name the submission as its student does, never a path of this machine
     log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
     if first.kind == "synthesis":
         return [score_synthesis(first, run_synthesis(lab, first, check, settings, folder, timeout), log)]
@@ -157,10 +164,10 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
                            simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)
     scores = []
     for group in batch:
-        rerun = rerun_hint(lab, group, rtl, settings.sim)
-        found = judge.verdicts(lab, group, reply, settings.sim, rtl)
+        rerun = rerun_hint(lab, group, shown, settings.sim)
+        found = judge.verdicts(lab, group, reply, settings.sim, shown)
         score = judge.score(lab, group, found, reply, facts, rerun)
-        score.pictures, notes = pictures.draw(lab, group, found, reply, settings.sim, rtl, out, folder)
+        score.pictures, notes = pictures.draw(lab, group, found, reply, settings.sim, shown, out, folder)
         score.detail += notes
         scores.append(score)
     return scores

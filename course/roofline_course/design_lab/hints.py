@@ -3,7 +3,9 @@
 A failure (roofline_core.scoreboard.Failure) says what failed: a value mismatch with the outputs
 that differed and by how much, and what the vector was (its regimes: the ridge, a rounding tie,
 a product above the format, a division by zero ...), or a timeout, a latency, a pulse, a
-handshake or a reset problem, or an X/Z. Each maps to at most one hint.
+handshake or a reset problem, or an X/Z. Each maps to at most one kind of hint; a lab names the
+kinds that fit it (its lab.toml `hints`), and each kind is worded per module (HINTS), so that a
+hint names only the ports the lab's module has and teaches the method its handout teaches.
 """
 
 from __future__ import annotations
@@ -15,24 +17,63 @@ from roofline_bench.rates import JUST_ABOVE_RIDGE, WIDE_PRODUCT
 from roofline_core.contract import MODULES
 from roofline_core.scoreboard import Failure
 
-HINTS = {
-    "ridge tie": "at the ridge (ai*bw == peak) the compute roof binds: memory-bound is ai*bw < peak, strictly",
-    "rounding": "round to nearest, ties up, once: add half an LSB (1 << (FRAC_BITS-1)) to the full product or "
-                "quotient, then drop FRAC_BITS bits",
-    "product width": "ai*bw needs 2*(INT_BITS+FRAC_BITS) bits: size the product before multiplying, and compare it "
-                     "with peak << FRAC_BITS at that width",
-    "saturation": "a quotient that does not fit W bits gives all ones with sat_o set; bytes = 0 gives all ones with "
-                  "sat_o and div0_o",
-    "binding level": "the binding level has the smallest full-precision ai*bw among memory-bound levels; on a tie the "
-                     "lowest index wins; binding_o = LEVELS when compute binds",
-    "pulse": "done_o is high for exactly one cycle per operation, with the outputs valid in that cycle",
-    "latency": "done_o must come within the contract's number of cycles after start_i; a state machine that never "
-               "leaves a state, or a counter that never reaches its end, keeps it waiting",
-    "handshake": "a transfer happens when valid and ready are both high; hold every output while out_ready_i is low, "
-                 "and accept a new input whenever the last stage is empty or its result is being taken",
-    "reset": "while rst_ni is low, every state register returns to idle: busy_o, done_o and out_valid_o low, nothing in flight",
-    "unknown value": "an output is X or Z: drive every output on every path (a reset, a default in each case)",
+RATE_TOPS = ("roofline_attainable", "roofline_hierarchy", "roofline_hierarchy_pipe")
+LEVEL_TOPS = ("roofline_hierarchy", "roofline_hierarchy_pipe")
+PIPE, DIVIDER = "roofline_hierarchy_pipe", "roofline_intensity"
+
+
+def _each(tops: tuple[str, ...], text: str) -> dict[str, str]:
+    return dict.fromkeys(tops, text)
+
+
+# Each kind of hint in each module's words: a hint names only that module's ports, and says the
+# method its lab's handout teaches (lab 3's divider rounds with its extra quotient bit). A lab
+# lists the kinds that fit it (lab.toml `hints`); a kind it does not list is never shown.
+HINTS: dict[str, dict[str, str]] = {
+    "ridge tie": _each(RATE_TOPS, "at the ridge (ai*bw == peak) the compute roof binds: memory-bound is ai*bw < peak, "
+                                  "strictly"),
+    "rounding": {
+        **_each(RATE_TOPS, "round to nearest, ties up, once: add half an LSB (1 << (FRAC_BITS-1)) to the full product, "
+                           "then drop FRAC_BITS bits"),
+        DIVIDER: "round to nearest, ties up: divide ops x 2^(FRAC_BITS+1), one extra quotient bit, and round with "
+                 "(q + 1) >> 1",
+    },
+    "product width": _each(RATE_TOPS, "form ai*bw at full precision, 2W = 2*(INT_BITS+FRAC_BITS) bits: size the product "
+                                      "before multiplying, and compare it with peak << FRAC_BITS at that width"),
+    "saturation": {DIVIDER: "a quotient that does not fit W bits gives ai_o all ones with sat_o set; bytes = 0 gives "
+                            "all ones with sat_o and div0_o"},
+    "binding level": _each(LEVEL_TOPS, "the binding level has the smallest full-precision ai*bw among memory-bound "
+                                       "levels; on a tie the lowest index wins; binding_o = LEVELS when compute binds"),
+    "pulse": {DIVIDER: "done_o is a one-cycle pulse, once per operation, with ai_o, sat_o and div0_o valid in that "
+                       "cycle"},
+    "latency": {
+        DIVIDER: "done_o must come within COUNT_BITS + FRAC_BITS + 4 cycles of the cycle start_i is sampled in; a state "
+                 "machine that never leaves a state, or a counter that never reaches its end, keeps it waiting",
+        PIPE: "each result comes out exactly 3 + MUL_STAGES cycles after its input was accepted (4 for MUL_STAGES = 1): "
+              "count the register stages from in_valid_i to out_valid_o, one more or one less is wrong",
+    },
+    "handshake": {PIPE: "a transfer happens when valid and ready are both high; hold every output while out_ready_i is "
+                        "low, and accept a new input whenever the last stage is empty or its result is being taken"},
+    "reset": {
+        DIVIDER: "rst_ni is asynchronous and active low: while it is low, busy_o and done_o are low at once (not at the "
+                 "next clock edge), and a division it interrupts gives no done_o",
+        PIPE: "rst_ni is asynchronous and active low: while it is low, out_valid_o is low at once (not at the next clock "
+              "edge), and nothing in flight before it comes out after it",
+    },
+    "unknown value": _each((*RATE_TOPS, DIVIDER), "an output is X or Z: drive every output on every path (a reset, a "
+                                                  "default in each case)"),
 }
+
+
+def text(kind: str, top: str) -> str:
+    return HINTS[kind][top]
+
+
+def unknown_kinds(kinds: Iterable[str], top: str) -> list[str]:
+    """The kinds of a lab's list that have no words for its module (a lab.toml mistake)."""
+    return [kind for kind in kinds if top not in HINTS.get(kind, {})]
+
+
 RIDGE = "ridge (ai*bw == peak)"
 STEP_BELOW = "one step below the ridge"
 TIE = "rounding tie (memory-bound)"
@@ -52,7 +93,7 @@ def _output(name: str) -> str:
 
 
 def kind_of(failure: Failure, top: str) -> str | None:
-    """The hint kind of one failure, a key of HINTS, or None when none fits."""
+    """The hint kind of one failure, a key of HINTS, or None when none fits (hints_for keeps the lab's kinds)."""
     if failure.kind == "unresolved":
         return "unknown value"
     if failure.kind == "timeout":
@@ -93,15 +134,16 @@ def _streams(top: str) -> bool:
     return any(port.name == "out_ready_i" for port in MODULES[top].ports)
 
 
-def hints_for(failures: Iterable[Failure], top: str, fallback: str = "") -> list[str]:
-    """One hint per kind of failure seen, most common first, for the kinds behind at least a
-    SHARE of the failures (a design wrong everywhere is not told about rounding because a few of
-    its vectors were off by one); the group's own hint when none fits."""
+def hints_for(failures: Iterable[Failure], top: str, kinds: Iterable[str], fallback: str = "") -> list[str]:
+    """One hint per kind of failure seen, of the kinds the lab lists (`kinds`), most common first,
+    for the kinds behind at least a SHARE of the failures (a design wrong everywhere is not told
+    about rounding because a few of its vectors were off by one); the group's own hint when none fits."""
     failures = list(failures)
+    allowed = set(kinds)
     mismatched = {f.vector_id for f in failures if f.kind == "mismatch"}
     # An error bound broken by a vector that also mismatched is that mismatch's consequence: the
     # mismatch says what kind of bug it is.
     every = [kind_of(f, top) for f in failures if not (f.kind == "error bound" and f.vector_id in mismatched)]
-    kinds = Counter(kind for kind in every if kind)
-    shown = [kind for kind, count in kinds.most_common() if count >= SHARE * len(every)]
-    return [f"hint ({kind}): {HINTS[kind]}" for kind in shown] or ([f"hint: {fallback}"] if fallback else [])
+    counted = Counter(kind for kind in every if kind in allowed)
+    shown = [kind for kind, count in counted.most_common() if count >= SHARE * len(every)]
+    return [f"hint ({kind}): {text(kind, top)}" for kind in shown] or ([f"hint: {fallback}"] if fallback else [])

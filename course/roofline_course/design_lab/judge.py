@@ -16,13 +16,15 @@ from roofline_bench.benches import TESTS
 from roofline_bench.run import replay
 from roofline_bench.tape import Reply
 from roofline_core.config import BenchConfig
-from roofline_core.scoreboard import Verdict
+from roofline_core.scoreboard import Failure, Verdict
+from roofline_course.design_lab import scoring
 from roofline_course.design_lab.hints import EVIDENT, hints_for
 from roofline_course.labs.definitions import Group, Lab
 from roofline_course.results import GroupScore
 
 MAX_REPORTS_SHOWN = 3
 MAX_REPORT_LINES = 14
+MAX_NAMED = 12  # failing cases (and events) named in a group's detail; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,7 @@ def verdicts(lab: Lab, group: Group, reply: Reply, sim: str, rtl: str) -> dict[s
 def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts: RunFacts, rerun: str) -> GroupScore:
     """The group's marks and what a student reads about them."""
     tests = list(found.values())
-    earned = (sum(v.credit for v in tests) / len(tests)) if group.scoring == "proportional" \
-        else float(all(v.passed for v in tests))
-    marks = group.weight * earned
+    marks = group.weight * scoring.earned(lab, group, tests)
     failing = [f"{v.test}: {name}" for v in tests for name in v.failed]
     detail: list[str] = []
     if facts.timed_out:
@@ -84,9 +84,13 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
             continue
         named = f"{verdict.test}: " if len(tests) > 1 else ""  # a group of one test is named by the group
         detail.append(f"{named}{_headline(verdict)}")
-        if len(verdict.failed) > 1:
-            named = ", ".join(verdict.failed[:12]) + (f" and {len(verdict.failed) - 12} more" if len(verdict.failed) > 12 else "")
-            detail.append(f"    failing: {named}")
+        if rule := scoring.rule_line(lab, verdict):
+            detail.append(f"    {rule}")
+        cases, events = verdict.cases_failed, verdict.events
+        if len(cases) > 1:
+            detail.append(f"    failing: {_listed(cases)}")
+        if events:
+            detail.append(f"    events that failed: {_listed(events)}")
         reports += verdict.reports
     for report in reports[:MAX_REPORTS_SHOWN]:
         lines = report.splitlines()
@@ -94,7 +98,8 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
         if len(lines) > MAX_REPORT_LINES:
             detail.append("    ...")
     if len(reports) > MAX_REPORTS_SHOWN:
-        detail.append(f"  ... {len(reports) - MAX_REPORTS_SHOWN} more report(s) in the log: {facts.log}")
+        detail.append(f"  ... and {len(reports) - MAX_REPORTS_SHOWN} more report(s): each failing case's rerun line "
+                      "(make sim ... ONLY=<case>) prints its own")
     if detail:
         detail += _hints(lab, group, tests)
         detail.append(f"run it yourself: {rerun}")
@@ -103,16 +108,28 @@ def score(lab: Lab, group: Group, found: dict[str, Verdict], reply: Reply, facts
     return GroupScore(group, marks, status, detail, facts.seconds, failing, rerun, facts.log)
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+
+
+def _telling(verdict: Verdict) -> list[Failure]:
+    """The failures of a test that say the kind of its bug. A broken event (a timeout, a second
+    done_o, a reset not obeyed) says it by itself, and the wrong values that follow it in the same
+    test are its consequences (a reset ignored leaves stale results, whatever their products)."""
+    evident = [f for f in verdict.failures if f.kind in EVIDENT]
+    return evident or list(verdict.failures)
+
+
 def _hints(lab: Lab, group: Group, tests: list[Verdict]) -> list[str]:
-    """A hint for each kind of failure, from the tests the design got partly right: a wrong value
-    in a test it got no case of beyond chance says nothing about the kind of its bug (an output
-    wrong everywhere fails wide products, ties and ridges alike), so it is told that instead. A
-    failure that names its kind (a timeout, a second done_o, a reset not obeyed) counts wherever it is."""
+    """A hint for each kind of failure, of the kinds the lab lists, from the tests the design got
+    partly right: a wrong value in a test it got no case of beyond chance says nothing about the
+    kind of its bug (an output wrong everywhere fails wide products, ties and ridges alike), so it
+    is told that instead. A failure that names its kind (hints.EVIDENT) counts wherever it is."""
     failing = [v for v in tests if not v.passed]
-    telling = [v for v in failing if v.credit > 0]
-    evident = [f for v in failing if v.credit == 0 for f in v.failures if f.kind in EVIDENT]
-    lost = [v for v in failing if v.credit == 0 and v.checked]
-    found = hints_for([f for v in telling for f in v.failures] + evident, lab.top, "" if lost else group.hint)
+    telling = [v for v in failing if v.credit > 0 and not scoring.broken(lab, v)]
+    evident = [f for v in failing if v not in telling for f in v.failures if f.kind in EVIDENT]
+    lost = [v for v in failing if v.credit == 0 and v.checked and not any(f.kind in EVIDENT for f in v.failures)]
+    found = hints_for([f for v in telling for f in _telling(v)] + evident, lab.top, lab.hints, "" if lost else group.hint)
     if lost and not telling and not evident:
         found.append("hint: no case of " + ", ".join(v.test for v in lost) + " passed beyond what constant outputs "
                      "would pass: check that every output is computed from the inputs, on every path")
@@ -121,12 +138,13 @@ def _hints(lab: Lab, group: Group, tests: list[Verdict]) -> list[str]:
 
 
 def _headline(verdict: Verdict) -> str:
-    """One line: how much passed, and why the test stopped early when it did."""
+    """One line: how many of its cases passed (events are counted apart), and why the test stopped early when it did."""
     planned = max(verdict.planned, verdict.checked)
-    passed = max(0, verdict.checked - len(verdict.failed))
-    line = f"{passed} of {planned} passed" if planned else "nothing was checked"
-    if verdict.failed:
-        line += f", first failing: {verdict.failed[0]}"
+    line = f"{min(verdict.cases_passed, planned)} of {planned} passed" if planned else "nothing was checked"
+    if verdict.cases_failed:
+        line += f", first failing: {verdict.cases_failed[0]}"
+    if verdict.events:
+        line += f"; {len(verdict.events)} event(s) failed, the first {verdict.events[0]}"
     if verdict.stopped:
         line += f"; it stopped early: {verdict.stopped}"
         if verdict.checked < planned:

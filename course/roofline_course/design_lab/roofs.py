@@ -5,7 +5,9 @@ x = ai*bw / peak (1 at the ridge: below it the memory roof binds, above it the c
 y = performance / peak (the roof is min(1, x) for every vector). Each failing output is drawn
 where the golden model puts it (on the roof) and, for a wrong cap, where the design put it,
 marked by what was wrong: the cap, a level's cap, the memory-bound verdict, the binding level,
-the documents' value. Beneath, each wrong cap's distance from the exact min(peak, ai*bw) in LSBs
+the documents' value, and named by its case (cases at one spot share a label). Marks at one spot
+stay visible: a wrong value is a small filled mark, the expected one a ring around it, a wrong
+verdict a larger ring. Beneath, each wrong cap's distance from the exact min(peak, ai*bw) in LSBs
 (the spec allows half an LSB: the shaded rounding band), on the same x: a rounding bug sits just
 outside the band, a ridge bug at x = 1, a compute-roof bug to the right of it.
 """
@@ -34,12 +36,20 @@ STYLES = {
     MEM_BOUND: (f"the memory-bound verdict ({MEM_BOUND})", "^", "#9467bd"),
     BINDING: (f"the binding level ({BINDING})", "D", "#1f77b4"),
 }
-HOLLOW = (BINDING,)
+HOLLOW = (MEM_BOUND, BINDING)  # verdicts: rings around the vector, so a wrong cap at the same place shows through
 CAPS = (CAP, LEVEL_CAP)
+# Marker sizes, so that marks at one place stay visible: the filled wrong values small (a level's cap
+# under the cap), the expected value a ring around them, the verdicts larger rings around that.
+SIZES = {LEVEL_CAP: 8, CAP: 5.5, "documents": 4.5, MEM_BOUND: 13, BINDING: 16}
+EXPECTED_SIZE = 9.5
+MAX_LABELLED = 8  # places on the roof whose failing cases are named; the note counts the rest
+NAMES_PER_LABEL = 3
+LABEL_OFFSETS = ((16, 16), (16, -22), (-16, 16), (-16, -22))  # points, turn about, so that neighbouring labels part
 
 
 @dataclass(frozen=True)
 class Point:
+    case: str  # the failing vector or case, as the report names it
     what: str  # a key of STYLES
     x: float  # ai*bw / peak (0 and inf allowed: drawn at the axes' edges)
     expected: float  # the model's performance / peak
@@ -73,7 +83,7 @@ def misses(marks: list[Mark], fmt: QFormat, levels: int, title: str, failing: in
             continue
         seen.add(mark.vector_id)
         found.vectors += 1
-        found.points += _points(mark, rates, fmt)
+        found.points += _points(mark.vector_id, mark, rates, fmt)
     if unresolved:
         found.not_drawn.append(f"{unresolved} vector(s) with an X or Z output")
     if len(seen) < failing:
@@ -99,7 +109,7 @@ def _rates(mark: Mark, fmt: QFormat, levels: int) -> Rates | None:
     return written[PEAK], unpack(written[BW]), unpack(written[AI])
 
 
-def _points(mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
+def _points(case: str, mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
     peak, bws, ais = rates
     products = [ai * bw for ai, bw in zip(ais, bws, strict=True)]
     wrong = {name for name, expected, actual, _ in mark.fields if expected != actual}
@@ -120,10 +130,10 @@ def _points(mark: Mark, rates: Rates, fmt: QFormat) -> list[Point]:
         x = _ratio(product, peak << fmt.frac_bits)
         if what in CAPS or (what == "documents" and port.startswith(CAPS)):
             exact = Fraction(min(peak << fmt.frac_bits, product), 1 << fmt.frac_bits)  # the exact cap, in LSBs
-            points.append(Point(what, x, _ratio(expected, peak), _ratio(actual, peak), _float(actual - exact)))
+            points.append(Point(case, what, x, _ratio(expected, peak), _ratio(actual, peak), _float(actual - exact)))
         else:  # a verdict: drawn where the model's cap puts the vector
             cap = next((e for n, e, _, _ in mark.fields if n == CAP), 0)
-            points.append(Point(what, x, _ratio(cap, peak), None, None))
+            points.append(Point(case, what, x, _ratio(cap, peak), None, None))
     return sorted(points, key=lambda point: (point.what, point.x))
 
 
@@ -157,13 +167,13 @@ def figure(view: Misses) -> Any:
     fig = Figure(figsize=FIGSIZE, dpi=100)
     FigureCanvasAgg(fig)
     roof, error = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": (2.2, 1), "hspace": 0.08})
-    fig.subplots_adjust(left=0.1, right=0.97, top=0.9, bottom=0.1)
+    fig.subplots_adjust(left=0.1, right=0.97, top=0.9, bottom=0.125)
     xlim = _limits([p.x for p in view.points], 1.0)
     ylim = _limits([v for p in view.points for v in (p.expected, p.actual) if v is not None], 1.0, top=2.0)
     reach, errors = _reach(view)
     xs = [xlim[0], 1.0, xlim[1]]
     roof.plot(xs, [min(x, 1.0) for x in xs], color="black", lw=2, gid="roof")
-    roof.plot([1.0], [1.0], marker="D", color="black", markersize=7, gid="ridge")
+    roof.plot([1.0], [1.0], marker="D", color="black", markersize=4, gid="ridge", zorder=2)
     roof.annotate("ridge: ai*bw = peak", (1.0, 1.0), xytext=(-8, 8), textcoords="offset points", fontsize=8,
                   ha="right")  # left of the ridge: to its right the axes may end a decade later
     for axes in (roof, error):
@@ -191,21 +201,20 @@ def figure(view: Misses) -> Any:
             continue
         at = [_clip(p.x, xlim) for p in chosen]
         expected = [_clip(p.expected, ylim) for p in chosen]
-        roof.plot(at, expected, ls="", marker="o", markerfacecolor="white", markeredgecolor="black", markersize=6,
-                  gid=f"expected-{what}", clip_on=False)
+        roof.plot(at, expected, ls="", marker="o", markerfacecolor="none", markeredgecolor="black",
+                  markersize=EXPECTED_SIZE, gid=f"expected-{what}", clip_on=False, zorder=5)
         wrong = [p for p in chosen if p.actual is not None]
         if wrong:
             roof.add_collection(LineCollection(  # one artist for every miss: a line each costs a picture seconds
                 [[(_clip(p.x, xlim), _clip(p.expected, ylim)), (_clip(p.x, xlim), _clip(p.actual or 0, ylim))] for p in wrong],
                 colors=color, linewidths=0.6, alpha=0.6 if len(wrong) < 40 else 0.15, gid=f"miss-{what}"))
             roof.plot([_clip(p.x, xlim) for p in wrong], [_clip(p.actual or 0, ylim) for p in wrong], ls="", marker=marker,
-                      color=color, markersize=6, gid=f"wrong-{what}", clip_on=False)
+                      color=color, markersize=SIZES[what], gid=f"wrong-{what}", clip_on=False, zorder=4)
             error.plot([_clip(p.x, xlim) for p in wrong], [_clip(p.error_lsb or 0.0, (-reach, reach)) for p in wrong], ls="",
                        marker=marker, color=color, markersize=5, gid=f"error-{what}", clip_on=False)
         else:
-            face = "none" if what in HOLLOW else color
-            roof.plot(at, expected, ls="", marker=marker, color=color, markerfacecolor=face,
-                      markersize=9 if face == "none" else 7, markeredgewidth=1.5, gid=f"wrong-{what}", clip_on=False)
+            roof.plot(at, expected, ls="", marker=marker, color=color, markerfacecolor="none", markersize=SIZES[what],
+                      markeredgewidth=1.6, gid=f"wrong-{what}", clip_on=False, zorder=6)
         handles.append(Line2D([], [], marker=marker, ls="", color=color, markerfacecolor="none" if what in HOLLOW else color,
                               label=f"wrong: {label} ({len(chosen)})"))
     error.axhspan(-0.5, 0.5, color="#2ca02c", alpha=0.15, lw=0, gid="rounding-band")
@@ -222,10 +231,46 @@ def figure(view: Misses) -> Any:
     error.text(0.01, 0.9, "shaded: the rounding band, within half an LSB of the exact value", transform=error.transAxes,
                fontsize=7, color="#2a6a2a", va="top")
     roof.legend(handles=handles, fontsize=7.5, loc="lower right", framealpha=0.9)
+    labelled = _label_cases(roof, view, xlim, ylim)
     note = f"{view.vectors} failing vector(s)" + (f"; not drawn: {', '.join(view.not_drawn)}" if view.not_drawn else "")
-    note += "; a value of 0 or beyond the axes is drawn at their edge"
-    fig.text(0.1, 0.02, note, fontsize=7.5, color="0.3", parse_math=False)
+    cases = len({p.case for p in view.points})
+    note += f"; named: {'every one' if labelled >= cases else f'{labelled} of {cases}, spread along the roof'}"
+    note += "\na value of 0 or beyond the axes is drawn at their edge"
+    fig.text(0.1, 0.012, note, fontsize=7.5, color="0.3", parse_math=False)
     return fig
+
+
+def _label_cases(roof: Any, view: Misses, xlim: tuple[float, float], ylim: tuple[float, float]) -> int:
+    """Name the failing cases where they are drawn: one label for each place (cases that fall on one
+    spot share it, up to NAMES_PER_LABEL names and a count); beyond MAX_LABELLED places, that many
+    spread along the roof. Returns how many cases are named."""
+    places: dict[tuple[int, int], list[str]] = {}
+    for point in view.points:
+        x, y = _clip(point.x, xlim), _clip(point.actual if point.actual is not None else point.expected, ylim)
+        key = (round(20 * math.log10(x)), round(20 * math.log10(y)))  # a twentieth of a decade: one spot
+        names = places.setdefault(key, [])
+        if point.case not in names:
+            names.append(point.case)
+    chosen = sorted(places)
+    if len(chosen) > MAX_LABELLED:
+        step = (len(chosen) - 1) / (MAX_LABELLED - 1)
+        chosen = [chosen[round(i * step)] for i in range(MAX_LABELLED)]
+    named = set()
+    right = math.log10(xlim[0]) + 0.7 * (math.log10(xlim[1]) - math.log10(xlim[0]))  # labels there go to the left
+    low = math.log10(ylim[0]) + 0.2 * (math.log10(ylim[1]) - math.log10(ylim[0]))  # labels there go up
+    for index, (x, y) in enumerate(chosen):
+        names = places[x, y]
+        shown = names[:NAMES_PER_LABEL]
+        named.update(shown)
+        text = ", ".join(shown) + (f" +{len(names) - len(shown)} more" if len(names) > len(shown) else "")
+        dx, dy = LABEL_OFFSETS[index % len(LABEL_OFFSETS)]
+        dx = -abs(dx) if x / 20 > right else abs(dx)
+        dy = abs(dy) if y / 20 < low else dy
+        roof.annotate(text, (10 ** (x / 20), 10 ** (y / 20)), xytext=(dx, dy), textcoords="offset points", fontsize=6.5,
+                      ha="left" if dx > 0 else "right", va="center", color="0.15", gid="case-label", annotation_clip=False,
+                      zorder=7, arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.6, "shrinkA": 0, "shrinkB": 4},
+                      bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "0.7", "alpha": 0.8, "lw": 0.4})
+    return len(named)
 
 
 def _reach(view: Misses) -> tuple[float, list[float]]:

@@ -18,16 +18,16 @@ def synthesis_tools(group: Group) -> tuple[str, str]:
 
 def score_synthesis(group: Group, outcome: sandbox.Outcome, log: str) -> GroupScore:
     """Synthesis runs no design code: its figures come from the tools, read in the sandbox by the
-    grader's own job."""
+    grader's own job. The log stays in the report folder (the terminal names it; a student's
+    platform, which cannot open it, is not sent its path)."""
     if outcome.timed_out:
-        return GroupScore(group, 0.0, "timeout", ["TIMEOUT: synthesis did not finish in time", f"log: {log}"],
-                          outcome.seconds, log=log)
+        return GroupScore(group, 0.0, "timeout", ["TIMEOUT: synthesis did not finish in time"], outcome.seconds, log=log)
     try:
         result = json.loads(outcome.result)
         fmax, luts, ffs = float(result.get("fmax_mhz") or 0.0), int(result["luts"]), int(result["ffs"])
     except (ValueError, KeyError, TypeError, AttributeError):
         why = result.get("error") if isinstance(locals().get("result"), dict) else None
-        return GroupScore(group, 0.0, "error", [why or "synthesis gave no result", f"log: {log}"], outcome.seconds, log=log)
+        return GroupScore(group, 0.0, "error", [why or "synthesis gave no result"], outcome.seconds, log=log)
     ratio = min(1.0, fmax / group.min_fmax_mhz) if group.min_fmax_mhz else 1.0
     tools = f"; ran on {' and '.join(result['tools'])}" if result.get("tools") else ""
     line = (f"{DEVICE_NAMES[group.device]}: {luts:,} LUT4, {ffs:,} flip-flops, "

@@ -7,7 +7,8 @@ slept through (waiting for done_o, drawn low and dashed there) are one narrow br
 driven, every output as read (grey where the bench did not read it that cycle, red hatching for
 X/Z), and under each output that differed its expected value wherever a check compared it. The
 failing column is wider and shaded, its number red; there a bus shows its raw hex too, and the
-lines beneath give the failure in words. A bus of LEVELS words is drawn as one row per level
+lines beneath give the failure in words. A late result's column is shaded with the column its
+input was accepted in (blue), whatever cycles lie between. A bus of LEVELS words is drawn as one row per level
 (bw_i[0], bw_i[1] ...), as the reports name them.
 """
 
@@ -52,6 +53,7 @@ class Diagram:
     failing: int  # the failing column's index
     lanes: tuple[Lane, ...]
     notes: tuple[str, ...]  # the failure in words, beneath the diagram
+    began: int | None = None  # the column in which the failing case began (a late result's input), if shown
 
     @property
     def failing_cycle(self) -> int:
@@ -67,9 +69,12 @@ def diagram(trace: Trace, top: str, fmt: QFormat, levels: int, title: str) -> Di
     window = [s for s in trace.samples if s.kind in ("read", "write", "expect")]
     if first is None or trace.released is None or first.cycle < trace.released:
         return None
-    cycles = sorted({s.cycle for s in window} | {first.cycle})
+    began = first.cycle - first.since if first.since else None
+    cycles = sorted({s.cycle for s in window} | {first.cycle} | ({began} if began is not None else set()))
     at = cycles.index(first.cycle)
     cycles = cycles[max(0, at - MAX_BEFORE):at + MAX_AFTER + 1]
+    if began is not None and began not in cycles:
+        cycles = sorted({*cycles, began})  # the input of a late result is always shown
     columns, skipped = _columns(cycles)
     module = MODULES[top]
     lanes: list[Lane] = []
@@ -79,14 +84,16 @@ def diagram(trace: Trace, top: str, fmt: QFormat, levels: int, title: str) -> Di
         if port.output:
             values = _read(trace, port.name, columns)
             lanes += _split(port.name, "output", trace.widths[port.name] or 1, values, fmt, levels)
-            lanes += [_expected(trace, first, name, columns) for name in _differing(first, port.name)]
+            lanes += [_expected(trace, first, name, columns, values) for name in _differing(first, port.name)]
         else:
             lanes += _split(port.name, "input", trace.widths[port.name] or 1, _driven(trace, port.name, columns), fmt, levels)
     origin = trace.released or 0
     shown = tuple(None if cycle is None else cycle - origin for cycle in columns)
     waited = {s.cycle: s.port for s in trace.samples if s.kind == "wait"}
     waits = tuple(waited.get(before, "") for before, cycle in zip(columns, columns[1:], strict=False) if cycle is None)
-    return Diagram(title, shown, tuple(skipped), waits, columns.index(first.cycle), tuple(lanes), notes(first, fmt, origin))
+    began_column = columns.index(began) if began is not None else None
+    return Diagram(title, shown, tuple(skipped), waits, columns.index(first.cycle), tuple(lanes), notes(first, fmt, origin),
+                   began_column)
 
 
 def _columns(cycles: list[int]) -> tuple[list[int | None], list[int]]:
@@ -130,12 +137,15 @@ def _differing(first: Mark, port: str) -> list[str]:
             if expected != actual and name.split(" ")[0].split("[")[0] == port and not name.endswith(DOCUMENTS)]
 
 
-def _expected(trace: Trace, first: Mark, name: str, columns: list[int | None]) -> Lane:
-    """An output's expected value in every column a check compared it, the failing one included."""
+def _expected(trace: Trace, first: Mark, name: str, columns: list[int | None], read: list[Value]) -> Lane:
+    """An output's expected value in every column a check compared it, the failing one included, and
+    only where the design's value was read too (`read`, the output's lane): an expected value with
+    nothing beside it to compare would say the design was wrong where it was not looked at."""
     found: dict[int, Value] = {s.cycle: s.value for s in trace.samples if s.kind == "expect" and s.port == name}
     field = next(f for f in first.fields if f[0] == name)
     found[first.cycle] = field[1]
-    values = tuple(None if cycle is None else found.get(cycle) for cycle in columns)
+    values = tuple(None if cycle is None or actual is None else found.get(cycle)
+                   for cycle, actual in zip(columns, read, strict=True))
     bits = 1 if field[3] == "bit" else 2
     return Lane(f"{name} expected", "expected", bits, _unit(name.split("[")[0]), values)
 
@@ -162,6 +172,9 @@ def notes(first: Mark, fmt: QFormat, origin: int) -> tuple[str, ...]:
         what = f"vector {first.vector_id}" if first.vector_id.isdigit() else first.vector_id
         what += f" ({first.label})" if first.label and first.label != first.vector_id else ""
     lines = [f"first failure in cycle {first.cycle - origin}: {what}"]
+    if first.since:
+        lines.append(f"its input was accepted in cycle {first.cycle - first.since - origin}, {first.since} cycles before "
+                     "(shaded blue)")
     for name, expected, actual, decode in first.fields:
         if expected != actual:
             lines.append(f"{name}: expected {_describe(fmt, expected, decode)}, actual {_describe(fmt, actual, decode)}")
@@ -241,6 +254,9 @@ def figure(view: Diagram, fmt: QFormat) -> Any:
             _wire(ax, lane, value, x0, x1, y, failing and _wrong(view, lane, value), changed)
     x0 = starts[view.failing]
     ax.add_patch(_rectangle(x0, top - 0.3, widths[view.failing], rows * ROW_IN + 0.3, "#d62728", alpha=0.08, gid="failing-cycle"))
+    if view.began is not None:
+        ax.add_patch(_rectangle(starts[view.began], top - 0.3, widths[view.began], rows * ROW_IN + 0.3, "#1f77b4", alpha=0.12,
+                                gid="input-cycle"))
     for index, line in enumerate(view.notes):
         ax.text(-LABEL_IN + 0.1, top + rows * ROW_IN + 0.25 + 0.22 * index, line, fontsize=8,
                 color="#a01010" if index else "black", fontweight="bold" if index == 0 else "normal", va="center",

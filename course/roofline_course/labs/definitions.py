@@ -4,6 +4,10 @@ labs/labN/lab.toml gives the lab's module and its visible groups; labs/labN/hidd
 file an instructor names with HIDDEN=) gives the hidden groups. A group runs some of the
 module's cocotb tests at one parameter set, or (kind "synthesis") synthesizes the design for
 an iCE40 and scores its clock rate. Its weight is its share of the marks.
+
+A design lab's lab.toml also states two rules of its own: `events`, the events of the contract
+a test stands on (a test that breaks one earns nothing: design_lab.scoring), and `hints`, the
+kinds of hint that fit its ports and its method (design_lab.hints gives each kind's words).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from roofline_bench.benches import TESTS
 from roofline_core.config import DEFAULT_SWEEP
 from roofline_core.contract import ParamSet, tops_with
 from roofline_core.paths import LABS_DIR, RTL_DIR
+from roofline_core.scoreboard import EVENT_KINDS
 from roofline_course.labs.designs import DesignError, resolve
 
 KINDS = ("sim", "synthesis")
@@ -70,6 +75,8 @@ class Lab:
     notes: list[str] = field(default_factory=list)
     kind: str = "design"  # one of LAB_KINDS
     seed: int = 1  # a testbench lab: COCOTB_RANDOM_SEED of every run
+    events: tuple[str, ...] = ()  # a design lab: the events a test that checks one stands on (EVENT_KINDS)
+    hints: tuple[str, ...] = ()  # a design lab: the kinds of hint that fit its ports and method
 
     @property
     def max_score(self) -> float:
@@ -193,5 +200,20 @@ def load_lab(number: int, hidden_file: Path | None = None, *, with_hidden: bool 
         raise LabError(f"{spec_file}: every group has weight 0 (coverage only): give at least one group marks")
     for group in groups if lab_kind == "testbench" else ():
         _check_designs(group, top, folder)
+    events, hints = _rules(spec, spec_file) if lab_kind == "design" else ((), ())
     return Lab(number, str(spec.get("title", f"lab {number}")), top, folder, float(spec.get("timeout_s", DEFAULT_TIMEOUT_S)),
-               tuple(groups), chosen, notes, lab_kind, int(spec.get("seed", 1)))
+               tuple(groups), chosen, notes, lab_kind, int(spec.get("seed", 1)), events, hints)
+
+
+def _rules(spec: dict, where: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A design lab's own rules: the events its tests stand on, and the kinds of hint that fit it."""
+    found = []
+    for key in ("events", "hints"):
+        value = spec.get(key)
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise LabError(f"{where}: give `{key} = [...]`, a list of names (an empty list says there are none)")
+        found.append(tuple(value))
+    events, hints = found
+    if unknown := set(events) - set(EVENT_KINDS):
+        raise LabError(f"{where}: events {', '.join(sorted(unknown))} are not events; use some of {', '.join(EVENT_KINDS)}")
+    return events, hints

@@ -1,6 +1,7 @@
 """One canonical result per grading run, and every report made from it.
 
-`canonical` turns a Grade into plain data (result.json). The terminal table, JUnit XML,
+`canonical` turns a Grade into plain data (result.json), every mark as results.shown_marks gives
+it (a tenth of a mark; a group short of its weight never shows its weight). The terminal table, JUnit XML,
 Gradescope's results.json, PrairieLearn's results.json and the class CSV row are each a view of
 that one document, so they cannot disagree. A hidden group's details (failing cases, seeds,
 rerun lines, pictures) go only where they stay hidden until the due date. The pictures of a
@@ -26,14 +27,14 @@ def canonical(grade: Grade) -> dict[str, Any]:
     check = grade.check
     groups = [{
         "name": s.group.name, "hidden": s.group.hidden, "kind": s.group.kind, "covers": s.group.covers,
-        "weight": s.group.weight, "score": round(s.score, 3), "status": s.status, "scoring": s.group.scoring,
+        "weight": s.group.weight, "score": s.marks, "status": s.shown_status, "scoring": s.group.scoring,
         "detail": s.detail, "failing": s.failing, "rerun": s.rerun, "log": s.log, "seconds": round(s.seconds, 2),
         "pictures": [asdict(picture) for picture in s.pictures],
     } for s in grade.scores]
     return {
         "schema": SCHEMA, "lab": grade.lab.number, "title": grade.lab.title, "top": grade.lab.top,
         "submission": grade.submission, "sim": grade.sim, "status": grade.status, "gradable": grade.gradable,
-        "score": round(grade.score, 3), "max_score": grade.lab.max_score, "stage": check.stage,
+        "score": grade.score, "max_score": grade.lab.max_score, "stage": check.stage,
         "problems": check.problems, "warnings": check.warnings, "notes": grade.lab.notes, "groups": groups,
         "seconds": round(sum(s.seconds for s in grade.scores), 2),
     }

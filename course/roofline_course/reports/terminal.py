@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from roofline_course.reports.neutralise import terminal_lines
+from roofline_course.results import mark_text
 
 
 def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
+    """The table and each failing group's detail. visible_only: a student's view on a platform
+    (Gradescope's stdout), which shows no hidden group and names no file of the grading machine."""
     lines = [f"lab {result['lab']}: {result['title']} ({result['top']})", f"submission: {result['submission']}"]
     if not result["gradable"]:
         lines += ["", result["status"].upper() + ":"] + [f"  {p}" for p in result["problems"]]
@@ -24,14 +27,17 @@ def terminal(result: dict[str, Any], visible_only: bool = False) -> list[str]:
         if visible_only and g["hidden"]:
             lines.append(f"  {g['name']:<{width}} {where:<7} {'':>11}  {'':<8} (after the due date)")
             continue
-        lines.append(f"  {g['name']:<{width}} {where:<7} {g['score']:5.1f}/{g['weight']:<5g}  {g['status']:<8} {g['covers']}")
+        score = f"{mark_text(g['score']):>5}/{g['weight']:<5g}"
+        lines.append(f"  {g['name']:<{width}} {where:<7} {score}  {g['status']:<8} {g['covers']}")
     if not visible_only:
-        lines.append(f"  {'total':<{width}} {'':<7} {result['score']:5.1f}/{result['max_score']:<5g}")
+        lines.append(f"  {'total':<{width}} {'':<7} {mark_text(result['score']):>5}/{result['max_score']:<5g}")
     for g in result["groups"]:
         if visible_only and g["hidden"]:
             continue
         if g["detail"] and (g["status"] not in ("pass", "not run") or g["kind"] == "synthesis"):
             lines += ["", f"{g['name']} ({g['status']}):"] + [f"  {line}" for line in g["detail"]]
+            if visible_only:
+                continue  # a platform's page: the report folder stays on the grading machine, so name none of it
             if g["log"]:
                 lines.append(f"  full simulator log: {g['log']} (in the report folder)")
             lines += picture_lines(g)

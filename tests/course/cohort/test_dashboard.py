@@ -32,9 +32,10 @@ def test_statuses_are_counted_most_common_first_then_by_name() -> None:
 
 def test_each_groups_full_marks_rate_counts_the_scored_entries() -> None:
     """Three scored entries (the grader error is not scored): the first group in full for one (33%),
-    the second for two (67%); a score a hair (1e-9) below the weight is full marks, half a mark below is not."""
+    the second for two (67%); the weight is full marks, a tenth of a mark below it (the least a
+    group short of its weight shows: results.shown_marks) is not."""
     rows = [row("a", groups={FIRST.name: FIRST.weight, SECOND.name: SECOND.weight}),
-            row("b", groups={FIRST.name: FIRST.weight - 0.5, SECOND.name: SECOND.weight - 1e-9}),
+            row("b", groups={FIRST.name: FIRST.weight - 0.1, SECOND.name: SECOND.weight}),
             row("c", groups={}),
             row("x", "grader error", groups={FIRST.name: FIRST.weight, SECOND.name: SECOND.weight})]
     rates = {rate["name"]: (rate["full"], rate["rate"]) for rate in numbers(rows)["rates"]}
@@ -49,11 +50,14 @@ def test_a_group_a_row_does_not_hold_is_not_full_marks_whatever_its_weight() -> 
     assert [(r["full"], r["rate"]) for r in numbers(rows, light)["rates"]] == [(0, "0%")]
 
 
-def test_a_group_worth_nothing_is_full_for_everyone() -> None:
-    """A testbench lab's coverage group weighs 0 (shown only): every scored entry has all 0 of it."""
+def test_a_group_worth_nothing_is_not_scored_not_full_marks_for_everyone() -> None:
+    """A testbench lab's coverage group weighs 0 (shown only): no entry earns or misses its marks,
+    so it is "not scored", never "full marks, 100%" (a starter that covers nothing would have them)."""
     shown_only = replace(LAB, groups=(replace(FIRST, weight=0.0), SECOND))
     rates = numbers([row("a", groups={}), row("b", groups={SECOND.name: SECOND.weight})], shown_only)["rates"]
-    assert [(r["full"], r["rate"]) for r in rates] == [(2, "100%"), (1, "50%")]
+    assert [(r["full"], r["rate"]) for r in rates] == [(None, "not scored"), (1, "50%")]
+    page = dashboard.render(shown_only, {r["id"]: r for r in [row("a", groups={})]}, similarity.Similarity())
+    assert f'data-group="{FIRST.name}">-</td><td class="number">not scored' in page
 
 
 def test_with_no_scored_entry_every_rate_is_a_dash() -> None:

@@ -39,7 +39,7 @@ def test_a_ridge_bug_loses_only_its_vectors_is_named_hinted_and_reruns(tmp_path:
     wants = [fixed.attainable(v.params.fmt, v.peak, v.bws[0], v.ais[0]) for v in lab1_document_vectors()]
     outputs = [(want.cap, int(want.mem_bound)) for want in wants]
     same = max(outputs.count(o) for o in outputs) / len(outputs)
-    assert document["score"] == pytest.approx(document["weight"] * (9 / 10 - same) / (1 - same), abs=1e-3), document
+    assert document["score"] == round(document["weight"] * (9 / 10 - same) / (1 - same), 1), document  # to a tenth
     assert any("hint (ridge tie)" in line for line in document["detail"])
     rerun = re.search(r"rerun: (make sim [^\n]*ONLY=calculator_check_2_ridge[^\n]*)", stdout)
     assert rerun, stdout

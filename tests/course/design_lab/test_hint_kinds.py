@@ -10,7 +10,7 @@ from roofline_core.scoreboard import Failure
 from roofline_course.design_lab import hints
 
 RIDGE, TIE, WIDE, LEVEL_TIE = hints.RIDGE, hints.TIE, hints.WIDE, hints.LEVEL_TIE
-ATTAINABLE, HIERARCHY = "roofline_attainable", "roofline_hierarchy"
+ATTAINABLE, HIERARCHY, INTENSITY = "roofline_attainable", "roofline_hierarchy", "roofline_intensity"
 
 
 def failure(kind: str, *differs: tuple[str, int, int], regimes: tuple[str, ...] = (), vector: str = "v") -> Failure:
@@ -48,12 +48,13 @@ def test_each_rule_picks_its_kind(top: str, found: Failure, kind: str | None) ->
     assert hints.kind_of(found, top) == kind
 
 
-def hint(kind: str) -> str:
-    return f"hint ({kind}): {hints.HINTS[kind]}"
+def hint(kind: str, top: str = INTENSITY) -> str:
+    return f"hint ({kind}): {hints.text(kind, top)}"
 
 
-ONE_LSB = ("cap_o", 16, 15)
+ONE_LSB = ("ai_o", 16, 15)
 SATURATED = ("sat_o", 1, 0)
+EVERY_KIND = tuple(hints.HINTS)
 
 
 def test_a_kind_behind_a_fifth_of_the_failures_is_hinted_and_one_behind_less_is_not() -> None:
@@ -61,23 +62,30 @@ def test_a_kind_behind_a_fifth_of_the_failures_is_hinted_and_one_behind_less_is_
     fifth = [failure("mismatch", ONE_LSB, vector=f"r{i}") for i in range(8)] + [failure("mismatch", SATURATED, vector=f"s{i}")
                                                                                  for i in range(2)]
     tenth = [failure("mismatch", ONE_LSB, vector=f"r{i}") for i in range(9)] + [failure("mismatch", SATURATED, vector="s")]
-    assert hints.hints_for(fifth, ATTAINABLE) == [hint("rounding"), hint("saturation")]
-    assert hints.hints_for(tenth, ATTAINABLE) == [hint("rounding")]
+    assert hints.hints_for(fifth, INTENSITY, EVERY_KIND) == [hint("rounding"), hint("saturation")]
+    assert hints.hints_for(tenth, INTENSITY, EVERY_KIND) == [hint("rounding")]
 
 
 def test_an_error_bound_broken_by_a_mismatched_vector_is_that_mismatch_and_on_another_vector_its_own() -> None:
     mismatch = failure("mismatch", SATURATED, vector="v1")
-    assert hints.hints_for([mismatch, failure("error bound", vector="v1")], ATTAINABLE) == [hint("saturation")]
-    assert hints.hints_for([mismatch, failure("error bound", vector="v2")], ATTAINABLE) == [hint("saturation"), hint("rounding")]
+    assert hints.hints_for([mismatch, failure("error bound", vector="v1")], INTENSITY, EVERY_KIND) == [hint("saturation")]
+    assert hints.hints_for([mismatch, failure("error bound", vector="v2")], INTENSITY, EVERY_KIND) == [
+        hint("saturation"), hint("rounding")]
 
 
 def test_no_kind_falls_back_to_the_groups_own_hint_and_to_nothing_without_one() -> None:
-    assert hints.hints_for([failure("error")], ATTAINABLE, "check the handshake") == ["hint: check the handshake"]
-    assert hints.hints_for([failure("error")], ATTAINABLE) == []
-    assert hints.hints_for([], ATTAINABLE) == []
+    assert hints.hints_for([failure("error")], ATTAINABLE, EVERY_KIND, "check the handshake") == ["hint: check the handshake"]
+    assert hints.hints_for([failure("error")], ATTAINABLE, EVERY_KIND) == []
+    assert hints.hints_for([], ATTAINABLE, EVERY_KIND) == []
 
 
-# Each kind of failure, as the judge records it for each module, and its one hint.
+def test_a_kind_the_lab_does_not_list_is_never_shown() -> None:
+    """A lab names the kinds that fit it: lab 1 has no latency, so a latency failure there gets the group's hint."""
+    assert hints.hints_for([failure("latency")], ATTAINABLE, ("rounding",), "the group's") == ["hint: the group's"]
+    assert hints.hints_for([failure("latency")], INTENSITY, ("latency",)) == [hint("latency")]
+
+
+# Each kind of failure, as the judge recorded it for each module, and its one hint.
 @pytest.mark.parametrize(
     ("top", "found", "kind"),
     [
@@ -89,12 +97,14 @@ def test_no_kind_falls_back_to_the_groups_own_hint_and_to_nothing_without_one() 
         ("roofline_intensity", failure("pulse"), "pulse"),
         ("roofline_hierarchy_pipe", failure("handshake"), "handshake"),
         ("roofline_hierarchy_pipe", failure("timeout"), "handshake"),
+        ("roofline_hierarchy_pipe", failure("latency"), "latency"),
         ("roofline_hierarchy", failure("mismatch", ("binding_o", 0, 1)), "binding level"),
         ("roofline_intensity", failure("reset"), "reset"),
+        ("roofline_hierarchy_pipe", failure("reset"), "reset"),
         ("roofline_attainable", failure("unresolved"), "unknown value"),
         ("roofline_intensity", failure("latency"), "latency"),
     ],
 )
 def test_hints_follow_the_kind_of_failure(top: str, found: Failure, kind: str) -> None:
     assert hints.kind_of(found, top) == kind
-    assert hints.hints_for([found], top) == [f"hint ({kind}): {hints.HINTS[kind]}"]
+    assert hints.hints_for([found], top, EVERY_KIND) == [f"hint ({kind}): {hints.text(kind, top)}"]

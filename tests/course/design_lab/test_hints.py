@@ -1,9 +1,11 @@
-"""Each kind of bug, in each lab where it can happen, gets its hint and no other.
+"""Each kind of bug, in each lab where it can happen, gets its hint and no other, and the hint says
+the contract's rule in the words of the lab's handout, naming only the lab's own ports.
 
-The combinational labs (1, 2 and 4) run here without a simulator: each group's tests are
-recorded from a model of the unit with one bug (tests/support/model_design.py) and judged by the real
-judge, as a sandboxed simulation's tapes are. The sequential labs (3 and 5) grade the project's
-RTL with one bug planted, in the sandbox, through `make grade`'s command (the full tier).
+Without a simulator (the everyday tier): each group's tests are recorded from a model of the unit
+with one bug, the combinational labs' from tests/support/model_design.py and the clocked labs'
+(3 and 5) from the cycle models of tests/support/sequential_design.py, and judged by the real
+judge, as a sandboxed simulation's tapes are. The full tier grades the project's RTL with one bug
+planted, in the sandbox, through `make grade`'s command.
 """
 
 from __future__ import annotations
@@ -13,69 +15,140 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from model_design import ModelDesign, record
+from sequential_design import record as record_clocked
 
 from roofline_bench.tape import Reply
 from roofline_core.contract import MODULES
-from roofline_core.paths import REPO_ROOT, RTL_DIR
+from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_course import sandbox
-from roofline_course.design_lab import judge
-from roofline_course.labs.definitions import load_lab
+from roofline_course.design_lab import hints, judge
+from roofline_course.labs.definitions import available, load_lab
 
-HINT = re.compile(r"^hint \(([\w ]+)\):")
+HINT = re.compile(r"^hint \(([\w ]+)\): (.*)$")
+CLOCKED = (3, 5)
+SWEEP = 60  # vectors of each random sweep here: a bug's kind does not depend on how many (the full tier runs the lab's)
+DESIGN_LABS = [n for n in available() if load_lab(n).kind == "design"]
 
 
-def hints_given(number: int, bug: str, folder: Path) -> tuple[set[str], float]:
-    """The hint kinds every group of lab `number` gives a design with `bug`, and its score."""
+def hints_given(number: int, bug: str, folder: Path) -> tuple[dict[str, str], float]:
+    """The hints (kind: text) every group of lab `number` gives a design with `bug`, and its score."""
     lab = load_lab(number)
-    kinds: set[str] = set()
+    given: dict[str, str] = {}
     total = 0.0
     for group in lab.groups:
         if group.kind != "sim":
             continue
+        group = replace(group, sweep=min(group.sweep, SWEEP))
         cfg = judge.bench_config(lab, group, "icarus", "mine")
-        reply = Reply({test: record(cfg, test, ModelDesign(cfg.params.fmt, bug)) for test in group.tests})
+        reply = Reply({test: record_clocked(cfg, test, bug) if number in CLOCKED
+                       else record(cfg, test, ModelDesign(cfg.params.fmt, bug)) for test in group.tests})
         facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
         score = judge.score(lab, group, judge.verdicts(lab, group, reply, "icarus", "mine"), reply, facts, "make sim")
-        kinds |= {match[1] for line in score.detail if (match := HINT.match(line))}
+        given |= {match[1]: match[2] for line in score.detail if (match := HINT.match(line))}
         total += score.score
-    return kinds, total
+    return given, total
 
 
-@pytest.mark.parametrize("number", [1, 2, 4])
+def sim_marks(number: int) -> float:
+    return sum(g.weight for g in load_lab(number).groups if g.kind == "sim")
+
+
+@pytest.mark.parametrize("number", DESIGN_LABS)
 def test_the_model_without_a_bug_gets_full_marks_and_no_hint(number: int, tmp_path: Path) -> None:
     """The premise: the model is the contract, so each bug below is the only thing wrong."""
-    kinds, total = hints_given(number, "", tmp_path)
+    given, total = hints_given(number, "", tmp_path)
+    assert total == pytest.approx(sim_marks(number)) and not given
+
+
+# The handouts a lab's handout builds on ("as in lab 4", "labs 1 and 2"): where its rules are stated.
+BUILDS_ON = {1: (1,), 2: (2, 1), 3: (3,), 4: (4, 1, 2), 5: (5, 4, 1, 2)}
+
+
+def said(text: str) -> str:
+    """Text as a rule reads, whatever its markup: no backticks or bold, hyphens as spaces, one space, lower case."""
+    return " ".join(text.replace("`", "").replace("*", "").replace("-", " ").split()).lower()
+
+
+# Each bug a lab teaches, the one kind of hint it must get, the rule that hint must state (in the
+# words of the lab's handout: the phrase is in both), and words it must not say (another method's).
+TAUGHT = [
+    (1, "ridge", "ridge tie", "the compute roof binds", ()),
+    (1, "truncate", "rounding", "add half an LSB", ()),
+    (1, "narrow product", "product width", "full precision", ()),
+    (1, "x on zero", "unknown value", "every output", ()),
+    (2, "ridge", "ridge tie", "the compute roof binds", ()),
+    (2, "truncate", "rounding", "add half an LSB", ()),
+    (2, "narrow product", "product width", "full precision", ()),
+    (2, "x on zero", "unknown value", "every output", ()),
+    (3, "truncate", "rounding", "(q + 1) >> 1", ("half an LSB",)),  # the divider's method: the extra quotient bit
+    (3, "div0 not saturated", "saturation", "all ones", ()),
+    (3, "never done", "latency", "COUNT_BITS + FRAC_BITS + 4", ()),
+    (3, "late", "latency", "COUNT_BITS + FRAC_BITS + 4", ()),
+    (3, "double done", "pulse", "one-cycle pulse", ()),
+    (3, "synchronous reset", "reset", "no done_o", ()),
+    (3, "busy never reset", "unknown value", "every output", ()),
+    (4, "ridge", "ridge tie", "the compute roof binds", ()),
+    (4, "truncate", "rounding", "add half an LSB", ()),
+    (4, "narrow product", "product width", "full precision", ()),
+    (4, "tie to the last", "binding level", "on a tie the lowest index wins", ()),
+    (4, "x on zero", "unknown value", "every output", ()),
+    (5, "late", "latency", "3 + MUL_STAGES cycles after its input", ("done_o",)),
+    (5, "early", "latency", "3 + MUL_STAGES cycles after its input", ("done_o",)),
+    (5, "synchronous reset", "reset", "asynchronous", ("product",)),  # not the product width of what a reset left behind
+    (5, "ready waits for the sink", "handshake", "the last stage is empty", ()),
+    (5, "truncate", "rounding", "add half an LSB", ()),
+    (5, "ridge", "ridge tie", "the compute roof binds", ()),
+    (5, "narrow product", "product width", "full precision", ()),
+    (5, "tie to the last", "binding level", "on a tie the lowest index wins", ()),
+    (5, "valid never reset", "unknown value", "every output", ()),
+]
+NO_HANDOUT_RULE = {"unknown value"}  # the handouts state no rule for X/Z; the hint says what to drive
+
+
+@pytest.mark.parametrize(("number", "bug", "kind", "rule", "never"), [pytest.param(*t, id=f"{t[0]}-{t[1]}") for t in TAUGHT])
+def test_a_bug_a_lab_teaches_gets_exactly_its_hint_which_states_the_handouts_rule(
+        number: int, bug: str, kind: str, rule: str, never: tuple[str, ...], tmp_path: Path) -> None:
+    given, total = hints_given(number, bug, tmp_path)
+    assert set(given) == {kind}, given
+    assert total < sim_marks(number)
+    text = said(given[kind])
+    assert said(rule) in text, f"lab {number}'s {kind} hint does not state {rule!r}: {given[kind]}"
+    assert not [word for word in never if said(word) in text], given[kind]
+    if kind not in NO_HANDOUT_RULE:
+        handouts = " ".join(said((LABS_DIR / f"lab{n}" / "handout.md").read_text()) for n in BUILDS_ON[number])
+        assert said(rule) in handouts, f"the rule {rule!r} of lab {number}'s {kind} hint is in none of its handouts"
+
+
+def test_every_lab_teaches_every_kind_it_lists() -> None:
+    """Each kind of hint a lab.toml lists has a planted bug above that gets it."""
+    for number in DESIGN_LABS:
+        taught = {kind for lab, _, kind, _, _ in TAUGHT if lab == number}
+        assert set(load_lab(number).hints) == taught, number
+
+
+PORT = re.compile(r"\b[a-z][a-z0-9_]*_[io]\b")
+
+
+@pytest.mark.parametrize("number", DESIGN_LABS)
+def test_every_hint_a_lab_can_give_names_only_its_own_ports(number: int) -> None:
+    """Lab 5 has no done_o, lab 3 no out_valid_o: a hint that names either misleads."""
     lab = load_lab(number)
-    assert total == pytest.approx(sum(g.weight for g in lab.groups if g.kind == "sim")) and not kinds
-
-
-@pytest.mark.parametrize(("number", "bug", "hint"), [
-    (1, "ridge", "ridge tie"),
-    (1, "truncate", "rounding"),
-    (1, "narrow product", "product width"),
-    (1, "x on zero", "unknown value"),
-    (2, "ridge", "ridge tie"),
-    (2, "truncate", "rounding"),
-    (2, "narrow product", "product width"),
-    (4, "ridge", "ridge tie"),
-    (4, "truncate", "rounding"),
-    (4, "narrow product", "product width"),
-    (4, "tie to the last", "binding level"),
-    (4, "x on zero", "unknown value"),
-])
-def test_a_bug_of_each_kind_gets_its_hint_and_no_other(number: int, bug: str, hint: str, tmp_path: Path) -> None:
-    kinds, total = hints_given(number, bug, tmp_path)
-    assert kinds == {hint}, kinds
-    assert total < sum(g.weight for g in load_lab(number).groups if g.kind == "sim")
+    ports = {port.name for port in MODULES[lab.top].ports}
+    assert not hints.unknown_kinds(lab.hints, lab.top)
+    for kind in lab.hints:
+        assert set(PORT.findall(hints.text(kind, lab.top))) <= ports, (kind, hints.text(kind, lab.top))
+    for group in lab.groups:
+        assert set(PORT.findall(group.hint)) <= ports, (group.name, group.hint)
 
 
 def test_a_design_that_computes_nothing_is_not_told_a_wrong_kind(tmp_path: Path) -> None:
-    kinds, total = hints_given(1, "zero", tmp_path)
-    assert not kinds & {"rounding", "ridge tie", "product width"}, kinds
+    given, total = hints_given(1, "zero", tmp_path)
+    assert not set(given) & {"rounding", "ridge tie", "product width"}, given
     assert total == pytest.approx(sum(g.weight for g in load_lab(1).groups if g.tests == ("port_widths",)))
 
 

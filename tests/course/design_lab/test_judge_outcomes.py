@@ -13,7 +13,7 @@ from roofline_bench.tape import Reply
 from roofline_core.contract import ParamSet
 from roofline_core.scoreboard import Failure, Verdict
 from roofline_course.design_lab import hints, judge
-from roofline_course.labs.definitions import Group
+from roofline_course.labs.definitions import Group, load_lab
 from roofline_course.results import GroupScore
 
 
@@ -66,7 +66,7 @@ def test_a_partial_group_tells_how_much_passed_why_it_stopped_and_what_failed() 
         "    failing: " + ", ".join(f"f{i}" for i in range(12)) + " and 1 more",
         "  line 0", *(f"    line {i}" for i in range(1, 14)), "    ...",
         "  R2", "  R3",
-        "  ... 1 more report(s) in the log: groups/g/sim.log",
+        "  ... and 1 more report(s): each failing case's rerun line (make sim ... ONLY=<case>) prints its own",
         "hint: check the rounding",
         "run it yourself: make sim X",
         "(this simulation ran the groups a, b together)",
@@ -130,7 +130,7 @@ def test_a_test_with_some_credit_decides_the_hint_and_the_constant_one_is_not_na
     facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
     found = {"edge_cases": partly, "document_cases": verdict("document_cases", 4, 4, 4)}
     hints_shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
-    assert hints_shown == [f"hint (rounding): {hints.HINTS['rounding']}"]  # the group's own hint only when no kind fits
+    assert hints_shown == [f"hint (rounding): {hints.text('rounding', LAB1.top)}"]  # the group's own hint only when no kind fits
     found["edge_cases"] = verdict("edge_cases", 10, 1, 10)  # some credit, no failure of a kind; a test lost beside it
     hints_shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
     assert hints_shown == []  # the rule today: with a test lost beside it, no fallback and no "no case of" line
@@ -162,5 +162,32 @@ def test_a_failure_that_names_its_kind_is_hinted_even_in_a_test_lost_to_constant
     timed_out = replace(verdict("edge_cases", 10, 10, 10), failures=(Failure("v1", "label", "timeout"),))
     facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
     found = {"edge_cases": timed_out, "document_cases": verdict("document_cases", 4, 0, 4)}
-    shown = [line for line in judge.score(LAB1, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
-    assert shown == [f"hint (latency): {hints.HINTS['latency']}"]
+    lab3 = load_lab(3, with_hidden=False)
+    shown = [line for line in judge.score(lab3, two_test_group(), found, Reply(), facts, "r").detail if "hint" in line]
+    assert shown == [f"hint (latency): {hints.text('latency', lab3.top)}"]
+
+
+def test_counts_of_cases_agree_with_their_totals_and_events_are_counted_apart() -> None:
+    """The issue's "sink_waits_for_valid: 0 of 200 passed ... and 238 more": 200 cases, and 50
+    results out of nowhere (events of no case) on top. The headline counts the cases, the failing
+    line names cases only (never more than the total), the events get a line of their own."""
+    events = tuple(f"cycle_{n}" for n in range(50))
+    stalled = Verdict("sink_waits_for_valid", 200, tuple(f"{i}" for i in range(200)) + events, 200, ("R1",),
+                      events=events, kinds=(("handshake", 50), ("mismatch", 200)))
+    group = Group("heavy back-pressure", 10, False, "covers", ParamSet(8, 8), tests=("sink_waits_for_valid",))
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    detail = judge.score(LAB1, group, {"sink_waits_for_valid": stalled}, Reply(), facts, "r").detail
+    assert detail[0] == "0 of 200 passed, first failing: 0; 50 event(s) failed, the first cycle_0"
+    assert detail[1] == "    failing: " + ", ".join(str(i) for i in range(12)) + " and 188 more"
+    assert detail[2] == "    events that failed: " + ", ".join(events[:12]) + " and 38 more"
+    assert 12 + 188 == 200 and 12 + 38 == len(events)
+
+
+def test_a_case_that_timed_out_is_counted_once_and_not_as_passed() -> None:
+    """Four divisions planned, three checked and right, the fourth never came (a timeout): 3 of 4."""
+    waited = Verdict("document_cases", 3, ("gemm",), 4, (), kinds=(("timeout", 1),), unchecked=("gemm",))
+    assert waited.cases_passed == 3 and waited.credit == pytest.approx(0.75)
+    group = Group("document intensities", 10, False, "covers", ParamSet(8, 8), tests=("document_cases",))
+    facts = judge.RunFacts(1.0, timed_out=False, limit_s=60, crashed=False, log="log")
+    assert judge.score(LAB1, group, {"document_cases": waited}, Reply(), facts, "r").detail[0] == (
+        "3 of 4 passed, first failing: gemm")

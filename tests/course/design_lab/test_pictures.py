@@ -40,7 +40,7 @@ from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import REPO_ROOT, RTL_DIR
 from roofline_core.scoreboard import Verdict
 from roofline_course import sandbox
-from roofline_course.design_lab import roofs, waves
+from roofline_course.design_lab import pictures, roofs, waves
 from roofline_course.design_lab.pictures import save
 from roofline_course.reports import platforms, terminal
 from roofline_golden import fixed
@@ -444,12 +444,12 @@ def png_of(uri: str, tmp_path: Path) -> Path:
     return path
 
 
-def test_the_terminal_names_the_pictures_and_a_student_view_only_the_visible_ones(drawn: tuple[Path, dict]) -> None:
+def test_the_terminal_names_the_pictures_and_a_student_view_none(drawn: tuple[Path, dict]) -> None:
     _, result = drawn
     instructor, student = "\n".join(terminal.terminal(result)), "\n".join(terminal.terminal(result, visible_only=True))
     for name in ("visible", "hidden"):
         assert f"groups/{name}/pictures/back_to_back.svg (and back_to_back.png)" in instructor
-    assert "groups/visible/pictures/back_to_back.svg" in student and "groups/hidden" not in student
+    assert "groups/" not in student  # a platform's page: the pictures travel in its results file, never as paths
 
 
 def test_gradescope_carries_the_pictures_as_html_and_a_hidden_ones_only_after_the_due_date(
@@ -480,17 +480,42 @@ def test_prairielearn_carries_the_visible_pictures_and_never_a_hidden_one(drawn:
     assert hidden_png[:200] not in json.dumps(document) and "<hidden>" not in json.dumps(document)
 
 
-def test_pictures_beyond_the_size_budget_stay_in_the_report_folder(drawn: tuple[Path, dict],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+WRAPPING = 600  # bytes around a picture's data URI in a results file: its caption twice, the tags, the keys
+
+
+@pytest.mark.parametrize("make", [platforms.gradescope, platforms.prairielearn], ids=["gradescope", "prairielearn"])
+def test_a_results_file_stays_within_its_bound_and_names_the_pictures_it_leaves_out(
+        drawn: tuple[Path, dict], make: Callable, tmp_path: Path) -> None:
+    """At the stated bound and at bounds just around each picture's cost: the file written is never
+    larger than the bound, a picture left out is one that would not have fitted (the room left is
+    less than its data URI and the few hundred bytes of HTML and JSON around it), and it is named in
+    its group's output."""
     folder, result = drawn
-    every = platforms.embedded(result, folder)
-    sizes = [len(every[name][0][1]) for name in ("visible", "hidden")]
-    monkeypatch.setattr(platforms, "MAX_EMBEDDED", max(sizes) + 10)  # room for either, not both
-    found = platforms.embedded(result, folder)
-    assert list(found) == ["visible"]  # the visible group's first: the hidden one's did not fit
-    document = platforms.gradescope(result, folder)
-    assert "output_format" not in document["tests"][1]
-    assert "not included" in document["tests"][1]["output"]
+    text_only = platforms.size(make(result, folder, limit=0))  # no picture fits in no room
+    uris = {p["caption"]: "data:image/png;base64," + base64.b64encode((folder / p["png"]).read_bytes()).decode()
+            for g in result["groups"] for p in g["pictures"]}
+    for limit in (platforms.MAX_RESULTS_BYTES, text_only, text_only + min(map(len, uris.values())),
+                  text_only + sum(map(len, uris.values())) + 2000, text_only - 1):
+        document = make(result, folder, limit=limit)
+        written = platforms.size(document)
+        assert written <= max(limit, text_only)
+        shown = json.dumps(document)
+        for caption, uri in uris.items():
+            if uri in shown:
+                continue
+            if caption.endswith("<hidden>") and make is platforms.prairielearn:
+                continue  # never shown there, whatever the room
+            assert f"picture not included in this results file (it would pass 200 kB): {caption}" in shown
+            assert max(limit, text_only) - written < len(uri) + WRAPPING, (limit, written, caption)
+
+
+def test_a_picture_is_saved_in_few_colours(drawn: tuple[Path, dict]) -> None:
+    from PIL import Image
+
+    folder, result = drawn
+    for picture in (p for g in result["groups"] for p in g["pictures"]):
+        with Image.open(folder / picture["png"]) as image:
+            assert image.mode == "P" and len(image.getcolors() or []) <= pictures.PNG_COLOURS
 
 
 # ---------------------------------------------------------------- end to end
@@ -570,3 +595,86 @@ def test_a_graded_ridge_bug_gets_its_roofline(tmp_path: Path) -> None:
 
     groups = pictured(result, tmp_path / "out", at_the_ridge)
     assert groups and all(p["svg"] in stdout for g in groups for p in g["pictures"])
+
+
+# ---------------------------------------------------------------- the first wrong event (issue 33)
+
+
+def clocked_trace(folder: Path, top: str, test: str, bug: str, params: ParamSet = PARAMS, sweep: int = 120
+                  ) -> traces.Trace:
+    """A test against a cycle model with one bug (tests/support/sequential_design.py), replayed with a trace."""
+    from sequential_design import record as record_clocked
+
+    cfg = BenchConfig(top, "icarus", params, 7, sweep=sweep)
+    found = record_clocked(cfg, test, bug)
+    return trace(TESTS[top][test], cfg, found)
+
+
+@pytest.mark.parametrize(("bug", "latency"), [("late", 5), ("early", 3)])
+def test_a_latency_picture_starts_at_the_first_late_result_and_shows_its_input(bug: str, latency: int,
+                                                                                tmp_path: Path) -> None:
+    """The first result (its input accepted in cycle 1) comes `latency` cycles later: the picture is of
+    that cycle, with the input's column beside it, not of the end of the stream (the issue's 993-1005)."""
+    seen = clocked_trace(tmp_path, "roofline_hierarchy_pipe", "one_result_per_clock", bug)
+    view = waves.diagram(seen, "roofline_hierarchy_pipe", FMT, PARAMS.levels, "late")
+    assert view is not None and view.failing_cycle == 1 + latency
+    assert view.began is not None and view.columns[view.began] == 1
+    assert max(c for c in view.columns if c is not None) <= view.failing_cycle + waves.MAX_AFTER
+    assert f"its input was accepted in cycle 1, {latency} cycles before (shaded blue)" in view.notes
+    driven = next(lane for lane in view.lanes if lane.name == "in_valid_i")
+    assert driven.values[view.began] == 1  # the input offered there, and taken (in_ready_o high)
+    assert next(lane for lane in view.lanes if lane.name == "in_ready_o").values[view.began] == 1
+    save(waves.figure(view, FMT), tmp_path / "late")
+    assert "input-cycle" in (tmp_path / "late.svg").read_text()
+
+
+def test_an_expected_value_is_drawn_only_where_the_design_s_value_was_read(tmp_path: Path) -> None:
+    """Lab 3 drew an expected sat_o in a cycle where sat_o was not sampled. The trace below holds an
+    expectation of sat_o in a cycle with no read of it (as a window's edge can leave): the diagram
+    draws no expected value there, and draws it where sat_o was read."""
+    seen = clocked_trace(tmp_path, "roofline_intensity", "edge_cases", "div0 not saturated")
+    reads = {s.cycle for s in seen.samples if s.kind == "read" and s.port == "sat_o"}
+    spare = next(c for c in range(min(s.cycle for s in seen.samples), seen.first.cycle) if c not in reads)  # type: ignore[union-attr]
+    seen.samples.appendleft(traces.Sample(0, spare, "expect", "sat_o", 1))
+    view = waves.diagram(seen, "roofline_intensity", FMT, PARAMS.levels, "sat")
+    assert view is not None
+    actual = next(lane for lane in view.lanes if lane.name == "sat_o")
+    expected = next(lane for lane in view.lanes if lane.name == "sat_o expected")
+    assert all(want is None for want, got in zip(expected.values, actual.values, strict=True) if got is None)
+    assert expected.values[view.failing] == 1 and actual.values[view.failing] == 0
+    assert spare not in [c + (seen.released or 0) for c, v in zip(view.columns, expected.values, strict=True)
+                         if c is not None and v is not None]
+
+
+def roof_svg(tmp_path: Path, bug: str, test: str) -> tuple[roofs.Misses, str]:
+    cfg = BenchConfig("roofline_attainable", "icarus", PARAMS, 7, sweep=200)
+    found = record_model(cfg, test, ModelDesign(FMT, bug))
+    verdict = replay(TESTS[cfg.top][test], cfg, found)
+    seen = trace(TESTS[cfg.top][test], cfg, found, until_first=False)
+    view = roofs.misses(seen.marks, FMT, 1, test, len(verdict.failed))
+    assert view is not None
+    save(roofs.figure(view), tmp_path / test)
+    return view, (tmp_path / f"{test}.svg").read_text()
+
+
+def test_a_roofline_picture_names_each_failing_case_even_where_they_share_a_spot(tmp_path: Path) -> None:
+    """A ridge bug puts every failing case at the ridge, (1, 1): one label there names them all."""
+    view, svg = roof_svg(tmp_path, "ridge", "edge_cases")
+    cases = {p.case for p in view.points}
+    assert {(p.x, p.expected) for p in view.points} == {(1.0, 1.0)} and len(cases) >= 2
+    texts = " ".join(text.text or "" for text in ET.fromstring(svg).iter(f"{SVG}text"))
+    for case in cases:
+        assert case in texts, (case, texts)
+    assert "named: every one" in texts
+
+
+def test_a_wrong_cap_one_lsb_off_stays_visible_inside_its_expected_ring(tmp_path: Path) -> None:
+    """The wrong-cap marker was hidden under the expected one: now the expected value is a ring
+    drawn over it, larger, and the verdicts larger rings still."""
+    assert roofs.EXPECTED_SIZE > max(roofs.SIZES[what] for what in roofs.CAPS)
+    assert min(roofs.SIZES[what] for what in roofs.HOLLOW) > roofs.EXPECTED_SIZE
+    view, svg = roof_svg(tmp_path, "truncate", "edge_cases")
+    assert [p.case for p in view.points if p.what == "cap_o"] == ["one_step_below_peak"]
+    root = ET.fromstring(svg)
+    ids = [g.get("id") for g in root.iter(f"{SVG}g")]
+    assert ids.index("expected-cap_o") > ids.index("wrong-cap_o")  # drawn after it: the ring is on top

@@ -26,7 +26,7 @@ ALWAYS_COMB = """module roofline_attainable #(parameter int INT_BITS = 24, param
 );
   always_comb begin
     mem_bound_o = 1'b0;
-    cap_o = peak_i;
+    cap_o = '0;  // computes nothing: the student copy holds it (cap_o = peak_i would be half of lab 1)
   end
 endmodule
 """
