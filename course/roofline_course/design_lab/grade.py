@@ -33,6 +33,7 @@ from roofline_core.paths import COCOTB_TESTS_DIR
 from roofline_core.runner import PUPPET_MODULE, puppet_build
 from roofline_course import sandbox
 from roofline_course.design_lab import judge, pictures
+from roofline_course.design_lab.progress import Progress
 from roofline_course.design_lab.schedule import batches, run_in_order_of_needs
 from roofline_course.design_lab.synthesis import SYNTH_TIMEOUT_FACTOR, score_synthesis, synthesis_tools
 from roofline_course.intake.precheck import Precheck, precheck
@@ -191,16 +192,19 @@ def grade(lab: Lab, rtl: str, out: Path, settings: Settings, progress: bool = Tr
         scores = [GroupScore(g, 0.0, "not run", [f"not run: the {check.stage} check failed"]) for g in lab.groups]
         return Grade(lab, rtl, check, scores, settings.sim)
     hung = threading.Event()
+    told = Progress(lab, lambda line: print(line, flush=True)) if progress else None
 
     def run(batch: list[Group], earlier: dict[str, GroupScore]) -> list[GroupScore]:
-        if progress:
-            print(f"  running {', '.join(g.name for g in batch)} ...", flush=True)
+        if told:
+            told.started(batch)
         timeout = group_timeout(lab, batch[0])
         if hung.is_set() and batch[0].kind == "sim":
             timeout = min(timeout, AFTER_A_HANG_S)  # a design that hung once costs little more
         scores = grade_batch(lab, batch, check, rtl, settings, out, earlier, timeout)
         if any(score.status == "timeout" for score in scores):
             hung.set()
+        if told:
+            told.ended(scores)
         return scores
 
     todo = batches(lab.groups)
