@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 from places import TESTBENCHES_DIR
+from real_grading import needs_sandbox
+from skip_policy import SANDBOX_REASON
 
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import LABS_DIR, MUTANT_CATALOGUE, REPO_ROOT
@@ -46,9 +48,9 @@ FOLDER = LABS_DIR / "lab6"
 TESTBENCHES = TESTBENCHES_DIR
 SOLUTION, STARTER = FOLDER / "solution", FOLDER / "starter"
 DEFAULT = ParamSet()
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
+HIDES_THE_HARNESS = "its mounts hide the harness from a testbench (the uid isolation cannot)"
 needs_bwrap = pytest.mark.skipif(sandbox.available() is not None or sandbox.mode() != "bwrap",
-                                 reason="bubblewrap's mounts hide the harness from a testbench (the uid isolation cannot)")
+                                 reason=f"{SANDBOX_REASON}: {sandbox.available() or HIDES_THE_HARNESS}")
 
 
 def mutants() -> list[dict]:
