@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from roofline_core.config import DEFAULT_SIM, SIMS
-from roofline_core.paths import BUILD_ROOT, LABS_DIR, REPO_ROOT, RTL_DIR
+from roofline_core.paths import BUILD_ROOT, LABS_DIR, RTL_DIR
 from roofline_core.tools import ToolError
 from roofline_course import sandbox
 from roofline_course.design_lab import grade as design_lab
@@ -68,10 +68,10 @@ def final_line(result: Grade, student_view: bool = False) -> str:
 
 def guard_for_the_uid_isolation(lab: Lab) -> None:
     """Without namespaces the sandbox user sees the machine's files: the grader's own files become
-    unreadable to other users (umask), and so do the labs (hidden groups), the reference RTL, the
-    tests and the reports of other runs."""
+    unreadable to other users (umask), and so do what no step may see (sandbox.NEVER_SEEN: the labs,
+    the reference RTL, the tests, the formal reference, the mutant list) and the reports of other runs."""
     os.umask(0o077)
-    sandbox.protect([LABS_DIR, RTL_DIR, REPO_ROOT / "tests", REPO_ROOT / ".git", BUILD_ROOT / "grade",
+    sandbox.protect([*sandbox.NEVER_SEEN, LABS_DIR, RTL_DIR, BUILD_ROOT / "grade",
                      *([lab.hidden_file] if lab.hidden_file else [])])
     for needed in sandbox.step_paths():  # what a step runs: searchable folders down to it (never listable)
         sandbox.passable(needed)

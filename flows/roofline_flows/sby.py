@@ -441,7 +441,8 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
     if task.mode == "cover":
         reached = len(set(re.findall(r"(?<!un)reached cover statement .* at (\S+)", output)))
         detail = [f"cover not reached: {where}" for where in unreached]
-        return Outcome(task, status == "PASS" and not unreached, seconds, f"{reached} covers reached", detail,
+        # a pass that names no cover reached shows nothing: never a vacuous REACHED
+        return Outcome(task, status == "PASS" and reached > 0 and not unreached, seconds, f"{reached} covers reached", detail,
                        attachment=found)
     depth = task.depth_for(bool(found.probes))
     if status == "PASS":

@@ -117,6 +117,7 @@ def breaking(rule: str) -> Answer:
             "a field too many": [json.dumps({**document, "cheat": 1}).encode() + b"\n"],
             "a value too wide": [json.dumps({**document, "v": [1 << 40, 0]}).encode() + b"\n"],
             "a bad X": [json.dumps({**document, "v": [["x", "1" * 40], 0]}).encode() + b"\n"],
+            "an X of another width": [json.dumps({**document, "v": [["x", "x" * 39], 0]}).encode() + b"\n"],
             "a cut line": [lines[0][:5]],
         }[rule]
         return broken
@@ -125,7 +126,7 @@ def breaking(rule: str) -> Answer:
 
 
 @pytest.mark.parametrize("rule", ["not json", "out of turn", "a second writer", "a field too many", "a value too wide",
-                                  "a bad X", "a cut line"])
+                                  "a bad X", "an X of another width", "a cut line"])
 def test_an_answer_against_the_protocol_voids_the_whole_reply(rule: str) -> None:
     with puppet(breaking(rule)) as channel:
         reply = drive(channel, CFG, list(TESTS[TOP].values()))

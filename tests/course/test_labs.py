@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from real_grading import needs_sandbox
 
 from roofline_core.contract import ParamSet
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
@@ -111,14 +112,16 @@ def test_port_comparison_names_each_problem() -> None:
 def run_grade(number: int, rtl: Path, out: Path, *extra: str) -> tuple[int, dict, str]:
     run = subprocess.run([sys.executable, "-m", "roofline_course.grade", "--lab", str(number), "--rtl", str(rtl),
                           "--out", str(out), *extra], cwd=REPO_ROOT, capture_output=True, text=True)
-    summary = json.loads((out / "result.json").read_text())
-    return run.returncode, summary, run.stdout
+    result = out / "result.json"
+    assert result.is_file(), f"the grader wrote no result.json (exit {run.returncode}): {run.stdout}{run.stderr}"
+    return run.returncode, json.loads(result.read_text()), run.stdout
 
 
 # make test grades lab 1 (one grade as a smoke test of the grader); make test-all grades them all.
 EVERYDAY_LAB = 1
 
 
+@needs_sandbox
 @pytest.mark.sim
 @pytest.mark.parametrize("number", [pytest.param(n, marks=() if n == EVERYDAY_LAB else pytest.mark.full) for n in LABS])
 def test_reference_gets_full_marks(number: int, tmp_path: Path) -> None:
@@ -142,6 +145,7 @@ STARTER_MESSAGES = {
 }
 
 
+@needs_sandbox
 @pytest.mark.sim
 @pytest.mark.full
 @pytest.mark.parametrize("number", LABS)
@@ -175,6 +179,7 @@ endmodule
 """
 
 
+@needs_sandbox
 @pytest.mark.sim
 @pytest.mark.full
 def test_grade_all_over_a_mixed_class(tmp_path: Path) -> None:
@@ -243,6 +248,7 @@ def test_handout_archive_leaves_hidden_groups_out() -> None:
     assert not [n for n in names if n.endswith("hidden.toml")]
 
 
+@needs_sandbox
 @pytest.mark.sim
 @pytest.mark.full
 def test_gradescope_run_autograder_on_a_mock_layout(tmp_path: Path) -> None:
@@ -264,6 +270,7 @@ def test_gradescope_run_autograder_on_a_mock_layout(tmp_path: Path) -> None:
     assert (root / "results" / "results.json").stat().st_size <= MAX_RESULTS_BYTES
 
 
+@needs_sandbox
 @pytest.mark.sim
 @pytest.mark.full
 def test_prairielearn_run_on_a_mock_layout_shows_the_visible_groups_only(tmp_path: Path) -> None:

@@ -160,3 +160,19 @@ def test_the_layer_that_runs_proofs_uses_the_rule(monkeypatch: pytest.MonkeyPatc
     mutant = next(m for m in load_catalogue() if m.id == "div0_one_bit_short")
     cell = rtl_mutants.proof_layer(mutant, tmp_path / "roofline_intensity.sv", 60.0, 120.0, FakeProver(not_closed, failed))
     assert cell.outcome == "killed" and "BMC from reset" in cell.detail
+
+
+def test_an_induction_steps_trace_is_no_counterexample() -> None:
+    """A failure whose only waveform is the induction step's starts from a state no run may reach."""
+    induction_only = lambda task: failed(task, trace="engine_0/trace_induct.vcd")  # noqa: E731
+    assert counterexamples.from_outcome(induction_only(SEQUENTIAL)) is None
+    cell = judge(FakeProver(induction_only, lambda task: sby.Outcome(task, True, 1.0, "no failure")))
+    assert cell.outcome == "unknown" and not cell.evidence
+
+
+def test_a_mutant_no_simulation_ran_at_any_seed_is_not_caught() -> None:
+    """Caught means a bench or a sweep killed it at every seed run: with no seed run, nothing was checked."""
+    mutant = next(m for m in load_catalogue() if m.id == "div0_one_bit_short")
+    nothing = {"bench": Cell("n/a"), "sweep": Cell("n/a"), "proof": Cell("killed", "t: failed")}
+    assert not Row(mutant, nothing).simulation_killed and not Row(mutant, nothing).caught
+    assert not Row(mutant, {"proof": Cell("killed", "t: failed")}).caught  # no simulation layer at all

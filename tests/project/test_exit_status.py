@@ -20,15 +20,14 @@ from pathlib import Path
 
 import pytest
 from commands import MAKE_VARIABLES
+from real_grading import needs_sandbox
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
-from roofline_course import sandbox
 from roofline_flows.rtl_mutant_catalogue import load_catalogue, ridge_mutant_edit
 
 MAKE_ERROR = re.compile(r"^make: \*\*\* \[Makefile:\d+: ([\w-]+)\] Error (\d+)$", re.M)
 ROOFLINE = Path(sys.executable).parent / "roofline"
 LAB1_FILES = ("roofline_attainable.sv", "roofline_level.sv", "roofline_round_cap.sv", "roofline_param_check.sv")
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
 
 
 @dataclass(frozen=True)

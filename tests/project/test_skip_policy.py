@@ -6,16 +6,17 @@ sandbox tests with bubblewrap taken off PATH."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import skip_policy
+from real_grading import needs_sandbox
 from skip_policy import Allowed, Policy, PolicyError, SkipPolicy
 
 from roofline_core.paths import REPO_ROOT
-from roofline_course import sandbox
 
 pytest_plugins = ["pytester"]
 
@@ -134,23 +135,40 @@ def path_without(tool: str, folder: Path) -> str:
     return os.pathsep.join(mirrored)
 
 
-def regression(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """pytest on one of the regression's sandbox tests, as a fresh run (its own build folder; the installed
-    plugins, which that test does not use, left out for speed)."""
+def regression(tmp_path: Path, *tests: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """pytest on some of the regression's sandbox tests (one, unless named), as a fresh run (its own build
+    folder; the installed plugins, which those tests do not use, left out for speed)."""
     inherited = {name: value for name, value in os.environ.items()
                  if not name.startswith("PYTEST_") and name != skip_policy.ENVIRONMENT_VARIABLE}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", SANDBOX_TEST], cwd=REPO_ROOT,
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *(tests or [SANDBOX_TEST])],
+                          cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=600,
                           env={**inherited, "ROOFLINE_BUILD": str(tmp_path / "build"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                                **env})
 
 
-@pytest.mark.skipif(sandbox.available() is not None, reason=f"the green run needs the sandbox: {sandbox.available()}")
+# Everyday tests of several parts that need the sandbox, and the control: the sandbox's command line, checked without it.
+NEED_THE_SANDBOX = [SANDBOX_TEST, "tests/course/sandbox/test_mounts.py",
+                    "tests/course/test_labs.py::test_reference_gets_full_marks[1]"]
+WITHOUT_THE_SANDBOX = ("tests/course/sandbox/test_command_line.py::"
+                       "test_the_step_runs_as_the_slots_unprivileged_user_with_no_way_to_gain_more")
+
+
+@needs_sandbox
 def test_ci_fails_when_bubblewrap_is_missing_and_is_green_when_it_is_there(tmp_path: Path) -> None:
+    """Without bubblewrap every test that needs it says so (none dies of it), each skip is a security skip
+    (the loud line's count is the skip count), and CI fails by name; with it, the run is green."""
     without = path_without("bwrap", tmp_path / "path")
-    failed = regression(tmp_path, PATH=without, ROOFLINE_TEST_ENV="ci")
+    failed = regression(tmp_path, *NEED_THE_SANDBOX, WITHOUT_THE_SANDBOX, PATH=without, ROOFLINE_TEST_ENV="ci")
     assert failed.returncode == pytest.ExitCode.TESTS_FAILED, failed.stdout + failed.stderr
     assert f"UNEXPECTED SKIP {SANDBOX_TEST}: the sandbox needs bubblewrap: bwrap not found" in failed.stdout, failed.stdout
+    skipped = int(re.search(r"(\d+) skipped", failed.stdout)[1])
+    assert skipped == 4 and re.search(r"\b1 passed", failed.stdout) and " failed" not in failed.stdout.splitlines()[-2]
+    unexpected = [line for line in failed.stdout.splitlines() if line.startswith("UNEXPECTED SKIP")]
+    assert len(unexpected) == skipped and all(f"{skip_policy.SANDBOX_REASON}: bwrap not found" in line
+                                              for line in unexpected), unexpected
+    last = failed.stdout.strip().splitlines()[-1]
+    assert last.startswith(f"!!! SECURITY TESTS SKIPPED: {skipped} sandbox and course-kit test(s)"), last
     green = regression(tmp_path, ROOFLINE_TEST_ENV="ci")
     assert green.returncode == pytest.ExitCode.OK and "1 passed" in green.stdout, green.stdout + green.stderr
     assert "UNEXPECTED SKIP" not in green.stdout and "SECURITY TESTS SKIPPED" not in green.stdout

@@ -3,7 +3,8 @@
 With ROOFLINE_TEST_ENV=<name> (.ci/run sets "ci"), every skip that the file does not allow for
 that machine fails the run: the session's exit status becomes 1 and one line names each
 unexpected skip with its reason. On every machine, a run in which a security test skipped
-ends with a loud line saying so.
+ends with a loud line saying so; a test skipped because the sandbox cannot run (SANDBOX_REASON)
+is a security test wherever it lives.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import pytest
 
 POLICY_FILE = Path(__file__).parents[1] / "allowed-skips.toml"
 ENVIRONMENT_VARIABLE = "ROOFLINE_TEST_ENV"
+# Every test that needs the sandbox skips with a reason that begins so (real_grading.needs_sandbox),
+# then says why; each such skip counts as a security test's, wherever the test lives.
+SANDBOX_REASON = "the sandbox needs bubblewrap"
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,9 @@ class SkipPolicy:
         return {test: why for test, why in self.skipped.items() if not self.policy.allows(self.environment, test)}
 
     def security_skips(self) -> dict[str, str]:
-        return {test: why for test, why in self.skipped.items() if self.policy.is_security(test)}
+        """The security tests that skipped: those the policy names, and every test the sandbox's absence skipped."""
+        return {test: why for test, why in self.skipped.items()
+                if self.policy.is_security(test) or why.startswith(SANDBOX_REASON)}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

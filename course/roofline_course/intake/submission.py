@@ -11,6 +11,8 @@ that names both files.
 from __future__ import annotations
 
 import bisect
+import errno
+import os
 import re
 import shutil
 import stat
@@ -129,7 +131,22 @@ def copy_tree(source: Path, target: Path, notes: list[str], wanted: Wanted, igno
                               f"or {wanted.max_bytes >> 20} MiB")
         destination = target / safe_relative(relative, notes)
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, destination, follow_symlinks=False)
+        if not copy_regular(path, destination):
+            notes.append(f"{relative}: a symbolic link, not followed")
+
+
+def copy_regular(path: Path, destination: Path) -> bool:
+    """Copy the file at path, never through a symbolic link: False, and nothing copied, when path is
+    one now (a file swapped for a link after the checks before the copy is refused here)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as problem:
+        if problem.errno == errno.ELOOP:
+            return False
+        raise
+    with os.fdopen(descriptor, "rb") as reader, destination.open("wb") as writer:
+        shutil.copyfileobj(reader, writer)
+    return True
 
 
 HDL = Wanted((*HDL_SUFFIXES, *INCLUDE_SUFFIXES), "the submission", "Verilog files", "a Verilog file", MAX_FILES, MAX_BYTES)
@@ -192,7 +209,8 @@ def _stage(spec: str, staging: Path) -> Submission:
         _unzip(source, unpacked, notes)
         copy_tree(unpacked, staging, notes, HDL)
     elif source.is_file() and source.suffix in HDL_SUFFIXES:
-        shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
+        if not copy_regular(source, staging / safe_relative(Path(source.name), notes)):
+            raise IntakeError(f"{source.name}: a symbolic link; hand in the file itself")
     elif source.exists():
         raise IntakeError(f"{source.name}: not a .sv, .v or .zip file")
     else:

@@ -13,7 +13,16 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_course.intake.submission import SKIPPED_FOLDERS, IntakeError, Submission, Wanted, _unzip, copy_tree, safe_relative
+from roofline_course.intake.submission import (
+    SKIPPED_FOLDERS,
+    IntakeError,
+    Submission,
+    Wanted,
+    _unzip,
+    copy_regular,
+    copy_tree,
+    safe_relative,
+)
 
 FILE_SUFFIXES = (".py",)  # one file handed in alone: the test module itself (a folder or a .zip holds more)
 MAX_FILES = 50
@@ -56,7 +65,8 @@ def stage(spec: str, staging: Path) -> Testbench:
                 return stage(str(archives[0]), staging)
             copy_tree(source, staging, notes, PYTHON, ignored)
         elif source.is_file() and source.suffix in FILE_SUFFIXES:
-            shutil.copyfile(source, staging / safe_relative(Path(source.name), notes))
+            if not copy_regular(source, staging / safe_relative(Path(source.name), notes)):
+                raise IntakeError(f"{source.name}: a symbolic link; hand in the file itself")
         elif source.exists():
             raise IntakeError(f"{source.name}: not a .py file, a folder or a .zip")
         else:

@@ -2,12 +2,13 @@
 
 What the sandboxed process sees:
 - the system's programs and libraries read-only (/usr), the Python installation and .venv,
-  and the harness (tb/, model/, course/, flows/) read-only at the paths they have outside;
+  and the harness (tb/, model/, course/, flows/'s code) read-only at the paths they have outside;
 - the submission, read-only, at /submission;
 - two private tmpfs folders of fixed size: /tmp and /run (the working folder);
 - no network; no /proc (native Yosys and nextpnr, which run no design code, get one of their
   own PID namespace); no /etc beyond the loader cache; no labs/ (so no hidden groups), no
-  rtl/ (the reference solution), no tests/, no other student, no file of the grader's.
+  rtl/ (the reference solution), no tests/, no flows/formal or flows/mutants (mounts.NEVER_SEEN),
+  no other student, no file of the grader's.
 It runs as an unprivileged user with no capabilities and no way to gain them, in its own
 session and PID namespace, under limits on address space, CPU time, file size and processes.
 
@@ -28,10 +29,10 @@ time limit). This package's names are the interface the grader uses.
 from roofline_course.sandbox.eda import simulator_env
 from roofline_course.sandbox.isolation import SandboxUnavailable, available, describe_mode, mode
 from roofline_course.sandbox.limits import Limits
-from roofline_course.sandbox.mounts import SUBMISSION, WORK, compile_bytecode, harness_files, step_paths
+from roofline_course.sandbox.mounts import NEVER_SEEN, SUBMISSION, WORK, compile_bytecode, harness_files, step_paths
 from roofline_course.sandbox.run import RESULT_FD_VARIABLE, Outcome, run
 from roofline_course.sandbox.users import passable, protect
 
-__all__ = ["RESULT_FD_VARIABLE", "SUBMISSION", "WORK", "Limits", "Outcome", "SandboxUnavailable", "available",
+__all__ = ["NEVER_SEEN", "RESULT_FD_VARIABLE", "SUBMISSION", "WORK", "Limits", "Outcome", "SandboxUnavailable", "available",
            "compile_bytecode", "describe_mode", "harness_files", "mode", "passable", "protect", "run", "simulator_env",
            "step_paths"]

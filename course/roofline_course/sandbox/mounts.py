@@ -15,7 +15,14 @@ from roofline_course.sandbox.limits import MIB, Limits
 from roofline_course.sandbox.users import as_the_sandbox_user
 
 # The parts of the checkout a grading step needs; everything else (labs/, rtl/, tests/, .git) stays out.
-HARNESS_PARTS = ("core", "tb", "model", "course", "flows")  # the harness's code a step imports
+HARNESS_PARTS = ("core", "tb", "model", "course", "flows")  # the harness's code a step imports (each on PYTHONPATH)
+# What a step sees of each part, where it is not the whole part: of flows/, its code, without the
+# formal reference (flows/formal) and the mutant list (flows/mutants).
+HARNESS_SEEN = {"flows": "flows/roofline_flows"}
+# What no step may see, whoever asks for it: the labs (hidden groups), the reference RTL, the tests
+# (the drop-in solution), the history, the formal reference and the mutant list. A bind that
+# reaches one of them is the grader's bug, and no step runs.
+NEVER_SEEN = tuple(REPO_ROOT / part for part in ("labs", "rtl", "tests", ".git", "flows/formal", "flows/mutants"))
 SYSTEM_LINKS = {"/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64"}
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/alternatives")
 SUBMISSION = Path("/submission")  # where a step sees the submission (a bubblewrap mount, else moved: relocate)
@@ -44,7 +51,7 @@ def interpreter_paths() -> list[Path]:
 def step_paths(harness: tuple[Path, ...] | None = None) -> list[Path]:
     """What a step reads and runs: the Python installation and venv, and the harness (all of it, or
     the files `harness` names)."""
-    parts = harness if harness is not None else tuple(REPO_ROOT / part for part in HARNESS_PARTS)
+    parts = harness if harness is not None else tuple(REPO_ROOT / HARNESS_SEEN.get(part, part) for part in HARNESS_PARTS)
     return [path.resolve() for path in (*interpreter_paths(), *parts)]
 
 
@@ -109,7 +116,16 @@ def _binds(submission: Path | None, extra_ro: list[tuple[Path, str]], harness: t
         args += ["--ro-bind", str(submission), "/submission"]
     for source, target in extra_ro:
         args += ["--ro-bind", str(source), target]
+    bound = [Path(args[at + 1]) for at, word in enumerate(args) if word == "--ro-bind"]
+    if reached := [str(path) for path in NEVER_SEEN for source in bound if _overlap(source, path)]:
+        raise ValueError(f"the sandbox would see {', '.join(dict.fromkeys(reached))}: no step runs with it")
     return args
+
+
+def _overlap(source: Path, secret: Path) -> bool:
+    """The bind of source shows secret (it is inside it, or holds it)."""
+    source, secret = source.resolve(), secret.resolve()
+    return source.is_relative_to(secret) or secret.is_relative_to(source)
 
 
 def environment(home: Path, tmp: Path, env: dict[str, str]) -> dict[str, str]:

@@ -25,9 +25,9 @@ from typing import Any
 import fake_grader
 import pytest
 from places import SUPPORT_DIR
+from real_grading import needs_sandbox
 
 from roofline_core.paths import REPO_ROOT, RTL_DIR
-from roofline_course import sandbox
 from roofline_course.cohort import calibration, dashboard, grade_all, similarity, table
 from roofline_course.cohort import lateness as late
 from roofline_course.labs.definitions import load_lab
@@ -603,7 +603,7 @@ def test_a_well_formed_result_is_read_with_its_problems(tmp_path: Path) -> None:
 
 @pytest.mark.full
 @pytest.mark.sim
-@pytest.mark.skipif(sandbox.available() is not None, reason="bubblewrap not installed (apt-get install bubblewrap)")
+@needs_sandbox
 def test_the_real_grader_over_a_class_of_bad_entries(tmp_path: Path) -> None:
     room = tmp_path / "room"
     room.mkdir()

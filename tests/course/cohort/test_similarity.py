@@ -77,3 +77,33 @@ def test_the_staged_size_cap_is_held_on_both_sides_and_at_it(size: int, compared
     else:
         with pytest.raises(similarity.NotComparable, match="exceed 1 MiB"):
             similarity.staged_text(Path(folder) / similarity.STAGED)
+
+
+# ---------------------------------------------------------------- the starter is boilerplate
+
+STARTER = (LAB.starter / "roofline_attainable.sv").read_text()
+STUB = "  assign cap_o       = '0;\n  assign mem_bound_o = 1'b0;\n"
+# Two students' own bodies for the starter's TODOs, written apart: without the starter counted as
+# boilerplate, the two submissions share 0.63 of their tokens (the starter alone: 1.0).
+OWN_A = ("  logic [2*W-1:0] product;\n  assign product = ai_i * bw_i;\n"
+         "  assign mem_bound_o = product < {peak_i, {FRAC_BITS{1'b0}}};\n"
+         "  assign cap_o = mem_bound_o ? W'((product + (1 << (FRAC_BITS-1))) >> FRAC_BITS) : peak_i;\n")
+OWN_B = ("  wire [2*W-1:0] p = {{W{1'b0}}, ai_i} * {{W{1'b0}}, bw_i};\n"
+         "  wire [2*W-1:0] rounded = p + ({{(2*W-1){1'b0}}, 1'b1} << (FRAC_BITS - 1));\n"
+         "  always_comb begin\n    if (p < ({{W{1'b0}}, peak_i} << FRAC_BITS)) begin mem_bound_o = 1'b1; "
+         "cap_o = rounded[FRAC_BITS +: W]; end\n    else begin mem_bound_o = 1'b0; cap_o = peak_i; end\n  end\n")
+
+
+def on_the_starter(body: str) -> str:
+    assert STUB in STARTER
+    return STARTER.replace(STUB, body)
+
+
+def test_two_students_who_share_only_the_starter_are_not_similar(tmp_path: Path) -> None:
+    folders = {"starter-1": staged(tmp_path / "s1", STARTER), "starter-2": staged(tmp_path / "s2", STARTER),
+               "a": staged(tmp_path / "a", on_the_starter(OWN_A)), "b": staged(tmp_path / "b", on_the_starter(OWN_B)),
+               "a-copy": staged(tmp_path / "c", on_the_starter(OWN_A))}
+    found = similarity.similarity(folders, LAB.starter)
+    assert found.compared == sorted(folders) and found.left_out == []
+    # the control: a copy of a student's own code is found, at the whole of it
+    assert [(pair.first, pair.second, round(pair.share, 2)) for pair in found.pairs] == [("a", "a-copy", 1.0)], found.pairs

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 from model_design import ModelDesign, record
+from real_grading import needs_sandbox
 from sequential_design import record as record_clocked
 
 from roofline_bench.tape import Reply
 from roofline_core.contract import MODULES
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
-from roofline_course import sandbox
 from roofline_course.design_lab import hints, judge
 from roofline_course.labs.definitions import available, load_lab
 
@@ -182,7 +182,7 @@ SEQUENTIAL_BUGS = [
 
 @pytest.mark.full
 @pytest.mark.sim
-@pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
+@needs_sandbox
 @pytest.mark.parametrize(("number", "bug", "file", "original", "broken", "hint"),
                          [pytest.param(*bug, id=f"{bug[0]}-{bug[1]}") for bug in SEQUENTIAL_BUGS])
 def test_a_real_rtl_bug_in_a_sequential_lab_gets_its_hint_and_no_other(number: int, bug: str, file: str, original: str,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from model_design import ModelDesign, record
+from skip_policy import SANDBOX_REASON
 
 from roofline_bench.benches import TESTS
 from roofline_bench.run import replay
@@ -157,7 +158,7 @@ def test_native_code_that_forges_every_channel_scores_the_ports_group_only(tmp_p
     from roofline_course.labs.definitions import load_lab
 
     if sandbox.available():
-        pytest.skip(sandbox.available())
+        pytest.skip(f"{SANDBOX_REASON}: {sandbox.available()}")
     folder = tmp_path / "forger"
     folder.mkdir()
     (folder / "roofline_attainable.sv").write_text(FORGER)

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from model_design import ModelDesign
 from model_design import record as record_model
+from real_grading import needs_sandbox
 
 from roofline_bench import tape as tapes
 from roofline_bench import trace as traces
@@ -39,7 +40,6 @@ from roofline_core.config import BenchConfig
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import REPO_ROOT, RTL_DIR
 from roofline_core.scoreboard import Verdict
-from roofline_course import sandbox
 from roofline_course.design_lab import pictures, roofs, waves
 from roofline_course.design_lab.pictures import save
 from roofline_course.reports import platforms, terminal
@@ -521,7 +521,6 @@ def test_a_picture_is_saved_in_few_colours(drawn: tuple[Path, dict]) -> None:
 # ---------------------------------------------------------------- end to end
 
 
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason="bubblewrap not installed")
 
 
 def mutant_copy(mutant_id: str, folder: Path) -> Path:

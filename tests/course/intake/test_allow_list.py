@@ -49,10 +49,131 @@ def test_every_disguised_call_is_refused_or_left_out_of_the_canonical_design(dis
     assert not re.search(r"\(\*|\*\)|//|/\*|import", STRING.sub('""', written)), written
 
 
-@pytest.mark.parametrize("name", ["$system", "$fopen", "$fopenr", "$fdisplay", "$fwrite", "$fgetc", "$readmemh",
-                                  "$writememh", "$dumpfile", "$dumpvars", "$c", "$c32", "$finish", "$stop",
-                                  "$test$plusargs", "$value$plusargs", "$random", "$ivlh_file_open", "$sscanf"])
+# Every file, shell, native-code, run-ending, plusarg, dump and random task the tools know, and Icarus's aliases.
+REFUSED_CALLS = [
+    "$system", "$c", "$c8", "$c16", "$c32", "$c64", "$cpure",
+    "$fopen", "$fopenr", "$fopenw", "$fopena", "$fclose", "$fflush", "$feof", "$ferror", "$fgetc", "$fgets",
+    "$fread", "$fscanf", "$fseek", "$ftell", "$rewind", "$ungetc", "$fdisplay", "$fdisplayb", "$fdisplayh",
+    "$fdisplayo", "$fwrite", "$fwriteb", "$fwriteh", "$fwriteo", "$fstrobe", "$fmonitor", "$swrite", "$sscanf",
+    "$readmemh", "$readmemb", "$writememh", "$writememb", "$sreadmemh", "$ivlh_file_open", "$ivlh_file_close",
+    "$dumpfile", "$dumpvars", "$dumpon", "$dumpoff", "$dumpall", "$dumpflush", "$dumplimit", "$dumpports",
+    "$finish", "$stop", "$exit", "$test$plusargs", "$value$plusargs", "$random", "$urandom", "$urandom_range",
+    "$dist_uniform", "$sdf_annotate", "$printtimescale", "$timeformat", "$save", "$restart", "$key", "$log", "$input",
+]
+
+
+@pytest.mark.parametrize("name", REFUSED_CALLS)
 def test_each_call_outside_the_allow_list_is_refused_with_its_file_and_line(name: str, tmp_path: Path) -> None:
     assert name not in ALLOWED
     reply = verdict(tmp_path, f"module m;\ninteger x;\ninitial x = {name}(1);\nendmodule\n")
     assert reply["problems"][0].startswith(f"m.sv:3: {name}: a design may not call it"), reply
+
+
+@pytest.mark.parametrize("import_line", [
+    'import "DPI-C" function int f(input int a);', 'import "DPI-C" context function int f(input int a);',
+    'import "DPI-C" pure function int f(input int a);', 'import "DPI" function int f(input int a);',
+    'import "DPI-C" task t(input int a);', 'import "DPI-C" f = function int g(input int a);',
+    'export "DPI-C" function h;', 'export "DPI-C" task t2;'])
+def test_every_dpi_import_and_export_is_refused_with_its_file_and_line(import_line: str, tmp_path: Path) -> None:
+    body = "function int h; return 0; endfunction\ntask t2; endtask\n" if import_line.startswith("export") else ""
+    reply = verdict(tmp_path, f"module m;\n{body}{import_line}\nendmodule\n")
+    line = 4 if body else 2
+    assert any(problem.startswith(f"m.sv:{line}: a DPI import or export") for problem in reply["problems"]), reply
+
+
+@pytest.mark.parametrize("directive", ["systemc_header", "systemc_interface", "systemc_imp_header",
+                                       "systemc_implementation", "systemc_ctor", "systemc_dtor", "verilog",
+                                       "NOT_DEFINED_ANYWHERE"])
+def test_verilators_c_sections_and_every_unknown_directive_are_refused(directive: str, tmp_path: Path) -> None:
+    reply = verdict(tmp_path, f"module m;\n`{directive}\nint x;\nendmodule\n")
+    assert any(problem.startswith(f"m.sv:2: an unknown directive or undefined macro `{directive}")
+               for problem in reply["problems"]), reply
+
+
+MODULE = "module m(input logic a_i, output logic b_o);\n{body}\nendmodule\n"
+PLAIN = "assign b_o = a_i;"
+
+
+@pytest.mark.parametrize("macro", ["SYNTHESIS", "YOSYS", "VERILATOR", "COCOTB_SIM", "__ICARUS__"])
+@pytest.mark.parametrize("form", ["ifdef", "ifndef"])
+def test_a_design_that_differs_under_a_macro_a_tool_defines_is_refused(macro: str, form: str, tmp_path: Path) -> None:
+    """One design for every tool: the circuit synthesized (and whose ports are checked) is the one simulated."""
+    stub = f"`{form} {macro}\nassign b_o = 1'b0;\n`else\nassign b_o = a_i;\n`endif"
+    reply = verdict(tmp_path, MODULE.format(body=stub))
+    assert any("the design is not the same for" in problem for problem in reply["problems"]), reply
+
+
+@pytest.mark.parametrize("body", [PLAIN, f"`ifdef NO_TOOL_DEFINES_IT\nassign b_o = 1'b0;\n`else\n{PLAIN}\n`endif"])
+def test_a_design_that_every_tool_reads_alike_is_written_out(body: str, tmp_path: Path) -> None:
+    reply = verdict(tmp_path, MODULE.format(body=body))
+    assert reply["problems"] == [] and "assign b_o = a_i ;" in reply["canonical"]["text"], reply
+
+
+# ---------------------------------------------------------------- the later looks, each tool faked
+# check() holds the source to each simulator's own preprocessor, and the canonical design to each
+# tool's reading of it; here the tools answer what the test says (test_canonical.py runs the real ones).
+
+DESIGN = MODULE.format(body=PLAIN)
+
+
+def as_written(tool: str, files: list[str], includes: list[str]) -> tuple[str, str]:
+    """A preprocessor that changes nothing: what a design without macros comes out as."""
+    return "".join(Path(name).read_text() for name in files), ""
+
+
+def checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, preprocessor: object = as_written,
+            verilator: object = lambda path, design: []) -> dict:
+    monkeypatch.setattr(design_check, "real_preprocessor", preprocessor)
+    monkeypatch.setattr(design_check, "verilator_parse", verilator)
+    path = tmp_path / "m.sv"
+    path.write_text(DESIGN)
+    return design_check.check([str(path)], [str(tmp_path)], TOOLS, str(tmp_path))
+
+
+def on_the_source(extra: str) -> object:
+    """A preprocessor that adds `extra` to the student's files (a macro only the tool defines), not to the canonical design."""
+    def preprocess(tool: str, files: list[str], includes: list[str]) -> tuple[str, str]:
+        text, error = as_written(tool, files, includes)
+        return (text.replace("endmodule", extra + "\nendmodule") if Path(files[0]).name == "m.sv" else text), error
+    return preprocess
+
+
+def test_a_design_every_tool_reads_as_checked_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = checked(tmp_path, monkeypatch)
+    assert reply["problems"] == [] and "canonical" in reply  # the control of the tests below
+
+
+def test_a_call_only_the_simulators_preprocessor_builds_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = checked(tmp_path, monkeypatch, on_the_source("initial $system(\"id\");"))
+    assert any("$system: Icarus builds a call to it that the source shows only under a macro" in problem
+               for problem in reply["problems"]), reply
+
+
+def test_a_dpi_import_only_the_simulators_preprocessor_builds_is_refused(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = checked(tmp_path, monkeypatch, on_the_source('import "DPI-C" function int f(input int a);'))
+    assert any("a DPI import or export" in problem and "(Icarus builds it)" in problem for problem in reply["problems"])
+
+
+def test_other_tokens_from_the_simulators_preprocessor_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = checked(tmp_path, monkeypatch, on_the_source("wire extra;"))
+    assert any("preprocesses the design otherwise than the grader reads it" in problem for problem in reply["problems"])
+
+
+def test_a_canonical_design_a_simulators_preprocessor_reads_otherwise_is_not_built(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def preprocess(tool: str, files: list[str], includes: list[str]) -> tuple[str, str]:
+        text, error = as_written(tool, files, includes)
+        canonical_file = Path(files[0]).name == design_check.canonical.NAME
+        return (text.replace("endmodule", "wire extra;\nendmodule") if canonical_file and tool == "verilator" else text), error
+
+    reply = checked(tmp_path, monkeypatch, preprocess)
+    assert reply["problems"] == ["Verilator's preprocessor reads the design written out otherwise than the grader did: "
+                                 "the design is not built"], reply
+
+
+def test_what_verilators_parse_of_the_canonical_design_refuses_refuses_the_design(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    finding = "m.sv:2: Verilator's parse holds a call to $system: a design may not call it"
+    reply = checked(tmp_path, monkeypatch, verilator=lambda path, design: [finding])
+    assert reply["problems"] == [finding]

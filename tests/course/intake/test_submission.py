@@ -13,6 +13,7 @@ import pytest
 
 from roofline_core.paths import REPO_ROOT
 from roofline_course.intake import submission as intake
+from roofline_course.intake import testbench as testbench_intake
 from roofline_course.intake.submission import IntakeError
 
 TOP = "roofline_attainable"
@@ -235,3 +236,38 @@ def test_reading_modules_out_of_a_hostile_text_costs_what_its_size_does(filler: 
     folder = design(tmp_path / "in", {"top.sv": text})
     chosen = intake.select_design(intake.stage(str(folder), tmp_path / "s"), TOP)
     assert [p.name for p in chosen.files] == ["top.sv"]
+
+
+SECRET = "the hidden groups' seeds\n"
+
+
+@pytest.mark.parametrize("shape", ["a folder", "one file", "a testbench file"])
+def test_a_file_swapped_for_a_link_after_the_checks_is_not_followed(shape: str, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the check that an entry is no link and its copy, the entry becomes a link to a grader's
+    file (the submission's folder is the student's): nothing of that file is staged, and no link."""
+    secret = tmp_path / "hidden.toml"
+    secret.write_text(SECRET)
+    name = "tb.py" if shape == "a testbench file" else "a.sv"
+    folder = design(tmp_path / "in", {name: LEVEL})
+    real = intake.safe_relative  # called after the checks, just before the copy
+
+    def swapped(relative: Path, notes: list[str]) -> Path:
+        entry = folder / relative
+        if entry.is_file() and not entry.is_symlink():
+            entry.unlink()
+            entry.symlink_to(secret)
+        return real(relative, notes)
+
+    monkeypatch.setattr(intake, "safe_relative", swapped)
+    monkeypatch.setattr(testbench_intake, "safe_relative", swapped)
+    if shape == "a folder":
+        staged = intake.stage(str(folder), tmp_path / "s")
+        assert f"{name}: a symbolic link, not followed" in staged.notes
+    else:
+        stage = testbench_intake.stage if shape == "a testbench file" else intake.stage
+        with pytest.raises(IntakeError, match=rf"^{re.escape(name)}: a symbolic link; hand in the file itself$"):
+            stage(str(folder / name), tmp_path / "s")
+    kept = [path for path in (tmp_path / "s").rglob("*")]
+    assert not [path for path in kept if path.is_symlink()], kept
+    assert not [path for path in kept if path.is_file() and SECRET in path.read_text()], kept

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from real_grading import SLOT, sandbox_processes  # noqa: F401
+from skip_policy import SANDBOX_REASON
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
 from roofline_course import sandbox
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.full  # the hostile submissions and the sandbox's limit
 
 def test_the_sandbox_holds_no_grader_files_no_network_and_no_proc(tmp_path: Path) -> None:
     if sandbox.available():
-        pytest.skip("bubblewrap not installed")
+        pytest.skip(f"{SANDBOX_REASON}: {sandbox.available()}")
     probe = (
         "import os, socket; print(sorted(os.listdir('/'))); print(os.path.exists('/proc/self'), "
         f"os.path.exists('/etc/passwd'), os.path.exists({str(LABS_DIR)!r}), os.path.exists({str(RTL_DIR)!r}), os.getuid());"
@@ -37,7 +38,7 @@ def test_the_sandbox_holds_no_grader_files_no_network_and_no_proc(tmp_path: Path
 
 def test_the_sandbox_limits_memory_files_processes_and_time(tmp_path: Path) -> None:
     if sandbox.available():
-        pytest.skip("bubblewrap not installed")
+        pytest.skip(f"{SANDBOX_REASON}: {sandbox.available()}")
     limits = sandbox.Limits(memory_mib=512, file_mib=1, processes=16, output_mib=1)
     memory = sandbox.run(
         [sys.executable, "-c", "b = bytearray(1 << 30)"], submission=None, timeout_s=30, limits=limits, slot=SLOT

@@ -1,7 +1,7 @@
 """What a step sees of the checkout (roofline_course.sandbox.mounts): a simulation's sandbox holds the
 files its job, the puppet and the simulator runner import, and nothing else of the harness: no
 bench, stimulus, seed, golden model, reference RTL, lab or test. A check step sees the harness,
-and none of labs/, rtl/ or tests/. Each probe runs in bubblewrap and lists what it finds.
+and none of labs/, rtl/, tests/, flows/formal or flows/mutants. Each probe runs in bubblewrap and lists what it finds.
 """
 
 from __future__ import annotations
@@ -58,4 +58,4 @@ def test_a_check_step_sees_the_harness_and_not_the_labs_the_reference_or_the_tes
     seen = probe(None)
     files = set(seen["files"])
     assert "model/roofline_golden/fixed.py" in files and "tb/roofline_bench/benches.py" in files  # the control
-    assert not any(name.startswith(("labs/", "rtl/", "tests/")) for name in files)
+    assert not any(name.startswith(("labs/", "rtl/", "tests/", "flows/formal/", "flows/mutants/")) for name in files)

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 from places import TESTBENCHES_DIR
+from real_grading import needs_sandbox
+from skip_policy import SANDBOX_REASON
 
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import LABS_DIR, MUTANT_CATALOGUE, REPO_ROOT
@@ -46,9 +48,9 @@ FOLDER = LABS_DIR / "lab6"
 TESTBENCHES = TESTBENCHES_DIR
 SOLUTION, STARTER = FOLDER / "solution", FOLDER / "starter"
 DEFAULT = ParamSet()
-needs_sandbox = pytest.mark.skipif(sandbox.available() is not None, reason=f"grading needs a sandbox: {sandbox.available()}")
+HIDES_THE_HARNESS = "its mounts hide the harness from a testbench (the uid isolation cannot)"
 needs_bwrap = pytest.mark.skipif(sandbox.available() is not None or sandbox.mode() != "bwrap",
-                                 reason="bubblewrap's mounts hide the harness from a testbench (the uid isolation cannot)")
+                                 reason=f"{SANDBOX_REASON}: {sandbox.available() or HIDES_THE_HARNESS}")
 
 
 def mutants() -> list[dict]:
@@ -130,6 +132,17 @@ def test_a_catch_needs_a_failure_on_a_run_that_exposed_the_bug() -> None:
     tampered = run("example:verdict_inverted", "fail", exposed=True, violation="the grader's port channel received x")
     assert not marks.caught(tampered)
     assert marks.false_alarm(run("model:reference", "fail", exposed=False)) == "your testbench failed the correct design"
+
+
+@pytest.mark.parametrize("tests", [[], [RanTest("t.a", "skipped")], None])
+def test_a_run_in_which_no_test_ran_claims_nothing_passed_and_is_a_false_alarm_on_the_correct_design(
+        tests: list[RanTest] | None) -> None:
+    """No test run is no pass: on the correct design it is the testbench's problem, on a faulty one no catch."""
+    nothing = replace(run("model:reference", "pass", exposed=False), tests=tests)
+    assert nothing.claim == "fail" and marks.false_alarm(nothing)
+    exposed = replace(run("example:verdict_inverted", "pass", exposed=True), tests=tests)
+    assert exposed.claim == "fail"  # no test passed it: a testbench that runs nothing says "fail" of every design
+    assert not marks.gate([nothing, run("example:verdict_inverted", "fail", exposed=True)]).ok
 
 
 def test_the_gate_stops_a_false_alarm_a_testbench_that_never_drives_and_one_that_checks_nothing() -> None:
