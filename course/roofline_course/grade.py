@@ -133,13 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     out = (args.out or default_out(lab, args.rtl)).resolve()
     settings = design_lab.Settings(args.sim, sandbox.Limits(step_s=min(60.0, lab.timeout_s)), args.unsafe_no_sandbox, args.slot,
                                    args.parallel, args.rerun_rtl)
+    # A platform's student reads stdout: it names the submission as they do, never a path of this machine.
+    named = (args.rerun_rtl or "<your folder>") if args.student_view else args.rtl
     if not args.quiet:
-        print(f"grading lab {lab.number} ({lab.top}) on {args.sim}: {args.rtl}", flush=True)
+        print(f"grading lab {lab.number} ({lab.top}) on {args.sim}: {named}", flush=True)
     result = grade(lab, args.rtl, out, settings, progress=not args.quiet)
     document = canonical(result)
     paths = write_all(document, out)
     if not args.quiet:
-        print("\n" + "\n".join(terminal(document, visible_only=args.student_view)))
+        print("\n" + "\n".join(terminal({**document, "submission": named}, visible_only=args.student_view)))
         if not args.student_view:  # a platform's student cannot open the grading machine's folders
             print(f"\nreports: {paths['result']} (and junit.xml, gradescope.json, prairielearn.json in that folder)")
         print(final_line(result, args.student_view))

@@ -116,13 +116,14 @@ def run_step(job: dict, check: Precheck, settings: Settings, folder: Path, timeo
     return outcome
 
 
-def run_simulation(lab: Lab, group: Group, check: Precheck, rtl: str, settings: Settings, folder: Path, timeout: float,
+def run_simulation(lab: Lab, group: Group, check: Precheck, shown: str, settings: Settings, folder: Path, timeout: float,
                    stall_s: float) -> tuple[sandbox.Outcome, Reply]:
     """The group's tests, run here against the design simulated in a fresh sandbox (roofline_bench.remote):
-    the sandbox gets the design and a puppet of its ports, and this process writes down what it read."""
+    the sandbox gets the design and a puppet of its ports, and this process writes down what it read. Their
+    rerun lines name the submission as `shown` (a platform's student: their own folder)."""
     files, includes = staged(check)
     build = puppet_build(lab.top, settings.sim, group.param_set, [Path(f) for f in files], sandbox.WORK / "build", includes)
-    cfg = judge.bench_config(lab, group, settings.sim, rtl)
+    cfg = judge.bench_config(lab, group, settings.sim, shown)
     tests = [TESTS[lab.top][test] for test in group.tests]
     replies: list[Reply] = []
 
@@ -159,7 +160,7 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     if first.kind == "synthesis":
         return [score_synthesis(first, run_synthesis(lab, first, check, settings, folder, timeout), log)]
     assert stall_s is not None
-    outcome, reply = run_simulation(lab, joint, check, rtl, settings, folder, timeout, stall_s)
+    outcome, reply = run_simulation(lab, joint, check, shown, settings, folder, timeout, stall_s)
     shared = tuple(g.name for g in batch) if len(batch) > 1 else ()
     facts = judge.RunFacts(outcome.seconds / len(batch), outcome.timed_out, timeout, outcome.crashed, log, shared,
                            simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)
