@@ -97,6 +97,14 @@ def ridge_roof(text: str) -> list[Claim]:
     return [Claim("ridge roof", m[0], m[1] == at_ridge) for m in found]
 
 
+def below_ridge(text: str) -> list[Claim]:
+    """"below 1 the memory roof binds" (x = ai*bw / peak, as the lab pictures draw it): one step below the ridge."""
+    peak, bw, ai = ridge_products()[0]
+    below = "memory" if fixed.attainable(FMT, peak, bw, ai).mem_bound else "compute"
+    found = re.finditer(r"below (?:1|the ridge|it),? the (compute|memory) roof binds", text)
+    return [Claim("below the ridge", m[0], m[1] == below) for m in found]
+
+
 # ------------------------------------------------------------------ rounding
 
 
@@ -154,7 +162,7 @@ def extra_quotient_bit(text: str) -> list[Claim]:
     found = re.finditer(r"(?:divide )?ops x 2\^\((" + EXPRESSION + r")\)(?=[ ,.;:]|$)[^.;]*?((?:\(q \+ \d+\)|q) >> \d+)", text)
     claims = []
     for m in found:
-        exponent = evaluate(m[1], {"frac_bits": F})
+        exponent = evaluate(m[1], {"frac_bits": F, "f": F})
         claims.append(Claim("divider rounding", m[0], all(
             evaluate(m[2], {"q": (ops << exponent) // moved}) == fixed.intensity(FMT, COUNT_BITS, ops, moved).ai
             for ops, moved in divisions())))
@@ -248,8 +256,8 @@ def reset(text: str) -> list[Claim]:
     return claims
 
 
-READERS = (memory_bound_test, ridge_roof, add_half, rounding_formula, ties, extra_quotient_bit, binding, saturation,
-           product_width, latency, reset)
+READERS = (memory_bound_test, ridge_roof, below_ridge, add_half, rounding_formula, ties, extra_quotient_bit, binding,
+           saturation, product_width, latency, reset)
 
 
 def claims(text: str) -> list[Claim]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 from stated_rules import claims
 
-from roofline_core.paths import LABS_DIR
-from roofline_course.design_lab import hints
+from roofline_core.paths import LABS_DIR, REPO_ROOT
+from roofline_course.design_lab import hints, roofs
 
 RATE_TOPS, DIVIDER, PIPE = hints.RATE_TOPS, hints.DIVIDER, hints.PIPE
 
@@ -66,6 +66,7 @@ def test_every_handout_states_its_labs_rules_as_the_golden_model_has_them(number
 # and a hint that states no rule is found to state none.
 REVERSALS = [
     ("at the ridge (ai*bw == peak) the memory roof binds", "ridge roof"),
+    ("below 1 the compute roof binds", "below the ridge"),
     ("memory-bound is ai*bw <= peak", "memory-bound test"),
     ("memory-bound is ai*bw > peak", "memory-bound test"),
     ("round to nearest, ties down", "ties"),
@@ -99,3 +100,26 @@ def test_a_reversed_rule_is_read_and_found_wrong(text: str, kind: str) -> None:
                                   "at the ridge, the roofs meet"])
 def test_a_hint_that_states_no_rounding_or_tie_rule_states_none(text: str) -> None:
     assert not [claim for claim in claims(text) if claim.kind in ("rounding", "ties", "ridge roof")], text
+
+
+def test_the_lab_pictures_roofline_states_the_tie_rule_on_its_axis() -> None:
+    """The picture of a design's misses names the roofs on its x axis (ai*bw / peak): below 1 memory, at 1 compute."""
+    view = roofs.Misses("ridge", [roofs.Point("v1", roofs.MEM_BOUND, 1.0, 1.0, None, None)], vectors=1)
+    fig = roofs.figure(view)
+    words = " ".join(text.get_text() for text in fig.findobj(lambda artist: hasattr(artist, "get_text")))
+    found = claims(words)
+    assert found and all(claim.holds for claim in found), [(c.said, c.holds) for c in found]
+    assert {"ridge roof", "below the ridge"} <= {claim.kind for claim in found}, words
+
+
+# Pages that state the contract's rules in the project's own words: every rule they state agrees.
+PAGES = {"docs/design.md": {"memory-bound test", "ridge roof", "divider rounding"}, "README.md": set(), "labs/README.md": set(),
+         "labs/STUDENTS.md": set()}
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_the_docs_state_the_contracts_rules_as_the_golden_model_has_them(page: str) -> None:
+    found = claims((REPO_ROOT / page).read_text())
+    wrong = [claim.said for claim in found if not claim.holds]
+    assert not wrong, f"{page} says the opposite of the contract: {wrong}"
+    assert PAGES[page] <= {claim.kind for claim in found}, page
