@@ -4,6 +4,7 @@ wrong verdict at the ridge, the 64- and 128-bit paths."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from roofline_core import vector_check as bulk_judge
 from roofline_golden import QFormat
@@ -66,3 +67,22 @@ def test_the_bulk_checker_flags_a_wrong_verdict_at_the_ridge_where_the_cap_is_ri
     for mem_bound, bad in ((True, True), (False, False)):
         actual = bulk_judge.Outputs(cap, np.array([mem_bound]), np.array([1]), no_levels)
         assert bool(bulk_judge.failing(cfg, vectors, want, actual, bulk_judge.products(vectors))[0]) is bad, mem_bound
+
+
+@pytest.mark.parametrize("fmt", [QFormat(8, 8), QFormat(40, 23)], ids=["64-bit path", "128-bit path"])
+def test_the_error_bound_admits_half_an_lsb_and_refuses_one_step_more(fmt: QFormat) -> None:
+    """The contract's |cap - ai*bw| <= 2^-(F+1), at it and one full-precision step either side: a product
+    on a rounding tie is half an LSB from both its neighbours (both inside); one step off the tie, the
+    farther neighbour is outside."""
+    f = fmt.frac_bits
+    peak = np.array([fmt.max_raw], dtype=np.uint64)
+    base = 5 << f
+
+    def outside(product: int, cap: int) -> bool:
+        wide = (np.array([product >> 64], dtype=np.uint64), np.array([product & ((1 << 64) - 1)], dtype=np.uint64))
+        return bool(bulk_judge.outside_error_bound(fmt, peak, wide, np.array([cap], dtype=np.uint64))[0])
+
+    tie = base + (1 << (f - 1))
+    assert not outside(tie, 5) and not outside(tie, 6)
+    assert outside(tie + 1, 5) and not outside(tie + 1, 6)
+    assert not outside(tie - 1, 5) and outside(tie - 1, 6)

@@ -1,7 +1,7 @@
 """Where on the roofs a combinational design goes wrong: its failing vectors on one roofline.
 
 Every vector has its own peak and bandwidths, so the axes are the roofline's own, normalised:
-x = ai*bw / peak (1 at the ridge: below it the memory roof binds, above it the compute roof) and
+x = ai*bw / peak (1 at the ridge: below it the memory roof binds, at it and above it the compute roof) and
 y = performance / peak (the roof is min(1, x) for every vector). Each failing output is drawn
 where the golden model puts it (on the roof) and, for a wrong cap, where the design put it,
 marked by what was wrong: the cap, a level's cap, the memory-bound verdict, the binding level,
@@ -44,6 +44,8 @@ SIZES = {LEVEL_CAP: 8, CAP: 5.5, "documents": 4.5, MEM_BOUND: 13, BINDING: 16}
 EXPECTED_SIZE = 9.5
 MAX_LABELLED = 8  # places on the roof whose failing cases are named; the note counts the rest
 NAMES_PER_LABEL = 3
+# The contract's tie rule, on the axis: at the ridge itself the compute roof binds.
+AXIS_LABEL = "ai*bw / peak   (below 1 the memory roof binds; at the ridge, 1, and above it the compute roof binds)"
 LABEL_OFFSETS = ((16, 16), (16, -22), (-16, 16), (-16, -22))  # points, turn about, so that neighbouring labels part
 
 
@@ -190,7 +192,7 @@ def figure(view: Misses) -> Any:
         axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
         axis.set_minor_formatter(NullFormatter())
     roof.set_ylabel("performance / peak")
-    error.set_xlabel("ai*bw / peak   (memory roof binds below 1, the compute roof above)")
+    error.set_xlabel(AXIS_LABEL)
     roof.set_title(view.title, fontsize=10, parse_math=False, y=1.0)  # placed, not searched for: the search costs a second
     handles = [Line2D([], [], color="black", lw=2, label="the roof: min(peak, ai*bw)"),
                Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor="black",

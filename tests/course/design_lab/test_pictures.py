@@ -509,6 +509,18 @@ def test_a_results_file_stays_within_its_bound_and_names_the_pictures_it_leaves_
             assert max(limit, text_only) - written < len(uri) + WRAPPING, (limit, written, caption)
 
 
+@pytest.mark.parametrize("make", [platforms.gradescope, platforms.prairielearn], ids=["gradescope", "prairielearn"])
+def test_a_results_file_of_exactly_its_bound_keeps_every_picture_and_one_byte_less_does_not(
+        drawn: tuple[Path, dict], make: Callable) -> None:
+    folder, result = drawn
+    whole = make(result, folder, limit=10 * platforms.MAX_RESULTS_BYTES)
+    assert "picture not included" not in json.dumps(whole)
+    at_bound = make(result, folder, limit=platforms.size(whole))
+    assert at_bound == whole
+    under = make(result, folder, limit=platforms.size(whole) - 1)
+    assert platforms.size(under) < platforms.size(whole) and "picture not included" in json.dumps(under)
+
+
 def test_a_picture_is_saved_in_few_colours(drawn: tuple[Path, dict]) -> None:
     from PIL import Image
 
