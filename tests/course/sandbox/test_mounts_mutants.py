@@ -174,3 +174,8 @@ def test_a_venv_whose_folders_are_links_is_bound_where_they_lead(tmp_path: Path,
 ])
 def test_relocate_moves_a_whole_logical_path_and_nothing_that_merely_contains_it(text: str, expected: str) -> None:
     assert mounts.relocate(text, {Path("/submission"): Path("/s/x"), Path("/run"): Path("/w")}) == expected
+
+
+def test_by_default_a_step_gets_no_proc_and_the_first_slots_user() -> None:
+    found, argv = options(mounts.command(["true"], None, Limits()))
+    assert ("--proc", "/proc") not in found and argv[1:3] == ["--reuid=64000", "--regid=64000"]

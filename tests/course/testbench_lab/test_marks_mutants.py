@@ -248,3 +248,22 @@ def test_a_caught_design_needs_its_own_exposure_not_another_runs() -> None:
     runs = [run(FAULTY, "fail", exposed=True), replace(run(OTHER_FAULTY, "fail", exposed=True),
                                                        transcript=Transcript(known=5, toggled=True, exposed_at=0))]
     assert marks.score_bugs(BUGS_GROUP, runs, marks.Gate(), runs).score == 20.0  # exposed at query 0 is exposed
+
+
+def test_a_false_alarm_after_a_caught_design_is_still_an_alarm() -> None:
+    """Every run that behaved correctly is judged, wherever it comes among the runs that exposed a bug."""
+    runs = [run(CORRECT), run(FAULTY, "fail", exposed=True), run(OTHER_FAULTY, "fail")]
+    scored = marks.score_bugs(BUGS_GROUP, runs, marks.Gate(), runs)
+    assert (scored.score, scored.status, scored.failing) == (0.0, "fail", ["false alarm"])
+    assert not marks.gate(runs).ok
+
+
+def test_without_the_correct_design_among_the_alarms_the_first_alarms_log_is_shown() -> None:
+    runs = [run(CORRECT), run(FAULTY, timed_out=True, log="runs/first.log"), run(OTHER_FAULTY, "fail", log="runs/second.log")]
+    lines, log = marks.alarm_lines(runs, runs)
+    assert log == "runs/first.log" and len(lines) >= 2
+
+
+def test_a_group_with_no_run_took_no_time() -> None:
+    assert marks.score_bugs(BUGS_GROUP, [], marks.Gate(), []).seconds == 0.0
+    assert marks.score_bugs(BUGS_GROUP, [], marks.Gate(problems=["x"]), []).seconds == 0.0
