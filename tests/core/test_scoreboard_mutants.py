@@ -259,3 +259,16 @@ def test_only_narrows_a_test_to_one_vector_and_none_selects_all() -> None:
 ])
 def test_the_binding_index_names_the_compute_roof_at_and_past_the_levels(binding: int, levels: int, text: str) -> None:
     assert binding_text(binding, levels) == text
+
+
+def test_one_case_checked_and_an_event_broken_earns_nothing_and_a_test_stopped_after_its_one_check_earns_it() -> None:
+    assert verdict(1, ("e",), events=("e",)).credit == 0.0  # its one case right, an event broken: one short of 1 of 1
+    assert verdict(1, stopped="ran out").credit == 1.0  # nothing planned: scored against the one it checked
+
+
+def test_the_kind_of_a_failure_is_always_named_and_a_verdict_did_not_run_out_unless_told() -> None:
+    sb, _ = board()
+    with pytest.raises(TypeError):
+        sb.fail(3, "late", "latency")  # type: ignore[misc]
+    assert not sb.failed
+    assert sb.verdict().ran_out is False and sb.verdict().stopped == ""

@@ -13,10 +13,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_kill_rule import SEQUENTIAL, TASKS, FakeProver, failed, not_closed
 
+from roofline_core.tools import ToolError
 from roofline_flows import kill_matrix, rtl_mutants, sby
 from roofline_flows.rtl_mutant_catalogue import load_catalogue
 from roofline_flows.rtl_mutants import Cell, Row, judge_proofs, merge_seeds
@@ -238,3 +240,51 @@ def test_an_old_matrix_without_seeds_counts_kills_anywhere_and_says_a_kill_neede
     assert lines[1] == "|---|---|---|---|---|"
     assert lines[-1] == ("From `make mutants`, one seed, a proof's kill not yet required to hold a counterexample: "
                          "3 mutants, 2 killed by some layer; killed by bench 1, proof 2.")
+
+
+def test_a_task_a_second_over_the_budget_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = intensity_tasks()[:2]
+    times_file(tmp_path, {names[0]: 10.0, names[1]: 21.0}, monkeypatch)  # 31 s: one over the 30 s budget
+    prover = FakeProver(passing)
+    cell = rtl_mutants.proof_layer(dataclasses.replace(MUTANT, proof=()), tmp_path / "x.sv", 60.0, 30.0, prover)
+    assert len(prover.calls) == 1 and cell.detail == "1 tasks passed; 1 slower ones beyond the --proof-budget not run"
+
+
+def test_the_catalogues_tasks_cost_nothing_of_the_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = intensity_tasks()[:3]
+    times_file(tmp_path, {names[0]: 500.0, names[1]: 10.0, names[2]: 21.0}, monkeypatch)
+    prover = FakeProver(passing)
+    cell = rtl_mutants.proof_layer(dataclasses.replace(MUTANT, proof=(names[0],)), tmp_path / "x.sv", 60.0, 30.0, prover)
+    assert len(prover.calls) == 2 and cell.detail.endswith("; 1 slower ones beyond the --proof-budget not run")
+
+
+def test_without_a_solver_the_proof_layer_is_an_error_that_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    times_file(tmp_path, {intensity_tasks()[0]: 1.0}, monkeypatch)
+
+    def no_toolchain() -> None:
+        raise ToolError("no SymbiYosys: pip install -e '.[dev]'")
+
+    monkeypatch.setattr(rtl_mutants.sby, "toolchain", no_toolchain)
+    cell = rtl_mutants.proof_layer(MUTANT, tmp_path / "x.sv", 60.0, 60.0)
+    assert (cell.outcome, cell.detail) == ("error", "no SymbiYosys: pip install -e '.[dev]'")
+
+
+def test_judging_without_a_count_of_tasks_left_out_says_nothing_of_them() -> None:
+    assert judge_proofs([SEQUENTIAL], Path("/m.sv"), Path("/w"), 60.0, FakeProver(passing)).detail == "1 tasks passed"
+
+
+def test_a_task_left_unknown_or_without_a_trace_does_not_stop_a_later_task_from_killing() -> None:
+    tasks = [TASKS[n] for n in intensity_tasks()[:2]]
+    clean = lambda task: sby.Outcome(task, True, 1.0, "no failure in 20 cycles from reset")  # noqa: E731
+    after_unknown = judge_all(tasks, FakeProver(by_task({tasks[0].name: not_closed, tasks[1].name: failed}), clean))
+    assert after_unknown.outcome == "killed" and after_unknown.detail.startswith(f"roofline_intensity.{tasks[1].name}: ")
+    timeout = lambda task: sby.Outcome(task, False, 60.0, "TIMEOUT")  # noqa: E731
+    after_timeout = judge_all(tasks, FakeProver(by_task({tasks[0].name: timeout, tasks[1].name: failed})))
+    assert after_timeout.outcome == "killed" and after_timeout.detail.startswith(f"roofline_intensity.{tasks[1].name}: ")
+
+
+@pytest.mark.parametrize("answer", [failed, passing])
+def test_a_verdict_takes_the_time_from_its_start_to_its_end(answer: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = iter([100.0, 102.5])
+    monkeypatch.setattr(rtl_mutants, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    assert judge_all([SEQUENTIAL], FakeProver(answer)).seconds == 2.5
