@@ -201,12 +201,13 @@ def cell(outcome: str, detail: str = "x", seeds: tuple[str, ...] = ("1",)) -> di
 
 
 def test_the_matrix_is_written_with_its_command_layers_and_seeds(tmp_path: Path) -> None:
-    path = tmp_path / "deep" / "m.json"
+    path = tmp_path / "build" / "mutants" / "m.json"  # folders that are not there yet
     document = kill_matrix.write_matrix([], "make mutants SEEDS=3,4", False, path, seeds=(3, 4))
     assert json.loads(path.read_text()) == document == {"command": "make mutants SEEDS=3,4", "complete": False,
                                                         "layers": ["bench", "sweep", "proof"], "seeds": [3, 4],
                                                         "mutants": []}
     assert kill_matrix.kill_matrix_table(path) == kill_matrix.table(document)
+    assert kill_matrix.write_matrix([], "make mutants", True, path)["seeds"] == [1]  # one seed unless told
 
 
 def test_the_table_names_the_killing_proof_its_property_or_why_none_can_and_counts_each_layer(tmp_path: Path) -> None:
@@ -235,11 +236,12 @@ def test_an_old_matrix_without_seeds_counts_kills_anywhere_and_says_a_kill_neede
     document = {"command": "make mutants", "layers": ["bench", "proof"], "mutants": [
         {"id": "a", "class": "c", "layers": {"bench": cell("killed"), "proof": cell("killed", "u.t")}},
         {"id": "b", "class": "c", "layers": {"bench": cell("survived"), "proof": cell("killed", "u.t")}},
+        {"id": "c", "class": "c", "layers": {"bench": cell("killed"), "proof": cell("killed", "u.t")}},
         {"id": "d", "class": "c", "layers": {"bench": cell("survived"), "proof": cell("unknown")}}]}
     lines = kill_matrix.table(document).splitlines()
     assert lines[1] == "|---|---|---|---|---|"
     assert lines[-1] == ("From `make mutants`, one seed, a proof's kill not yet required to hold a counterexample: "
-                         "3 mutants, 2 killed by some layer; killed by bench 1, proof 2.")
+                         "4 mutants, 3 killed by some layer; killed by bench 2, proof 3.")
 
 
 def test_a_task_a_second_over_the_budget_is_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
