@@ -16,7 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_kill_rule import SEQUENTIAL, TASKS, FakeProver, failed, not_closed
+from kill_rule_fakes import SEQUENTIAL, TASKS, FakeProver, failed, not_closed
 
 from roofline_core.tools import ToolError
 from roofline_flows import kill_matrix, rtl_mutants, sby

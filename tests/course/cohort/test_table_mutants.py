@@ -11,6 +11,7 @@ and weights are its lab.toml's.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -259,3 +260,16 @@ def test_a_rows_file_that_cannot_be_read_is_one_line_saying_what_to_do(tmp_path:
     (tmp_path / table.STATE).write_text('{"rows": {"a": {"id": "a"}}}')
     assert table.load_rows(tmp_path) == {"a": {"id": "a"}}
     assert table.load_rows(tmp_path / "none") == {}
+
+
+def test_the_highest_score_the_grader_may_round_to_is_accepted(tmp_path: Path) -> None:
+    document = full()
+    document["score"] = 100.0 + 1e-6  # the lab's maximum plus the grader's rounding allowance, exactly
+    document["groups"][0]["score"] = 10.0 + 1e-6  # a group's weight plus the same allowance, exactly
+    assert read(tmp_path, document).score == 100.0 + 1e-6
+
+
+def test_an_entry_id_is_its_readable_name_and_the_first_eight_hex_digits_of_the_names_sha1() -> None:
+    """rows.json is kept across runs by these ids: another length would orphan every row a class has."""
+    assert table.entry_id("ana") == "ana-" + hashlib.sha1(b"ana").hexdigest()[:8]
+    assert table.entry_id("caf\udce9").endswith("-" + hashlib.sha1(b"caf\xe9").hexdigest()[:8])  # the name's own bytes

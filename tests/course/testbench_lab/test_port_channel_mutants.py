@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from test_port_channel import FMT, Shell, example_bank, serve, vector
+from port_channel_shell import FMT, Shell, example_bank, serve, vector
 
 from roofline_course.testbench_lab.port_channel import Channel, ChannelServer, read_query
 from roofline_golden import QFormat
