@@ -273,3 +273,10 @@ def test_an_entry_id_is_its_readable_name_and_the_first_eight_hex_digits_of_the_
     """rows.json is kept across runs by these ids: another length would orphan every row a class has."""
     assert table.entry_id("ana") == "ana-" + hashlib.sha1(b"ana").hexdigest()[:8]
     assert table.entry_id("caf\udce9").endswith("-" + hashlib.sha1(b"caf\xe9").hexdigest()[:8])  # the name's own bytes
+
+
+def test_the_first_problem_alone_names_the_refusal() -> None:
+    assert table.problem_kinds({"status": "refused", "problems": ["m.sv:3: no module", " "], "groups": []}) == [
+        ("refused", "no module")]
+    assert table.problem_kinds({"status": "refused", "problems": [" ", "m.sv:3: no module"], "groups": []}) == [
+        ("refused", "(no message)")]
