@@ -9,6 +9,7 @@ for) and the grader is root. `available` says in one line what to install or do;
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
@@ -98,3 +99,18 @@ def test_the_log_names_the_isolation_in_use(monkeypatch: pytest.MonkeyPatch) -> 
     isolation.mode.cache_clear()
     machine(monkeypatch)
     assert isolation.describe_mode().startswith("isolation: bubblewrap (its own namespaces")
+
+
+@pytest.mark.parametrize(("returncode", "starts"), [(0, True), (1, False), (-1, False), (-9, False)])
+def test_bubblewrap_starts_when_a_probe_with_the_sandboxs_namespaces_exits_0_quietly_and_within_30_s(
+        monkeypatch: pytest.MonkeyPatch, returncode: int, starts: bool) -> None:
+    calls: list[tuple[list[str], dict]] = []
+
+    def run(argv: list[str], **options: object) -> SimpleNamespace:
+        calls.append((argv, options))
+        return SimpleNamespace(returncode=returncode)
+
+    monkeypatch.setattr(isolation.subprocess, "run", run)
+    assert isolation._bwrap_starts() is starts
+    assert calls == [(["bwrap", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--unshare-ipc", "true"],
+                      {"capture_output": True, "timeout": 30})]  # its output never reaches the grader's log
