@@ -107,3 +107,11 @@ def test_a_narrow_format_reads_its_own_width() -> None:
     query = read_query(b"ff 0a 1x 12", fmt)
     assert (query.vector, query.values, query.time_ps) == (("ff", "0a", "1x"), None, 12)
     assert read_query(b"ff 0a 10 12", fmt).values == (255, 10, 16)
+
+
+def test_a_later_step_repeated_keeps_every_earlier_steps_vector(tmp_path: Path) -> None:
+    steps = [vector(1, 2, 3, 0), vector(1, 2, 4, 1000), vector(1, 2, 5, 2000), vector(1, 2, 6, 2000)]
+    _, transcript = serve("model:reference", steps, tmp_path, example_bank(tmp_path))
+    assert transcript.vector_before(1) == (0, tuple(steps[0].split()[:3]))
+    assert transcript.vector_before(1001) == (1000, tuple(steps[1].split()[:3]))
+    assert transcript.vector_before(2001) == (2000, tuple(steps[3].split()[:3]))  # the step's last vector
