@@ -13,9 +13,12 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from port_channel_shell import FMT, Shell, example_bank, serve, vector
 
+from roofline_course.testbench_lab import port_channel
 from roofline_course.testbench_lab.port_channel import Channel, ChannelServer, read_query
+from roofline_course.testbench_lab.port_shell import GraderSideError
 from roofline_golden import QFormat
 
 LONGEST = 3 * (10 + 1) + 20  # UQ24.16: ten hex digits an input, a space after each, a 20-digit time
@@ -115,3 +118,61 @@ def test_a_later_step_repeated_keeps_every_earlier_steps_vector(tmp_path: Path) 
     assert transcript.vector_before(1) == (0, tuple(steps[0].split()[:3]))
     assert transcript.vector_before(1001) == (1000, tuple(steps[1].split()[:3]))
     assert transcript.vector_before(2001) == (2000, tuple(steps[3].split()[:3]))  # the step's last vector
+
+
+class BrokenBank:
+    """A bank whose answers fail as the grader's designs can: the run is the grader's error, never a hang."""
+
+    def __init__(self, fmt: QFormat, problem: Exception) -> None:
+        self.fmt, self.problem, self.closed = fmt, problem, False
+
+    def start(self) -> BrokenBank:
+        return self
+
+    def answers(self, query: object) -> dict:
+        raise self.problem
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize(("problem", "error"), [
+    (GraderSideError("the reference design stopped answering"), "the reference design stopped answering"),
+    (ValueError("bad column"), "the server stopped: ValueError: bad column"),
+])
+def test_a_bank_that_fails_is_the_graders_error_and_the_server_stops(tmp_path: Path, problem: Exception, error: str) -> None:
+    shell_file = tmp_path / "shell.vvp"
+    shell_file.write_text("not run here")
+    channel = Channel(shell_file)
+    bank = BrokenBank(FMT, problem)
+    server = ChannelServer(channel, bank, "model:reference", "model:reference")  # type: ignore[arg-type]
+    server.start()
+    shell = Shell(channel)
+    try:
+        shell.send(vector(FMT.one, FMT.one, FMT.one, 1))
+        server.join(timeout=10)
+        assert not server.is_alive()  # stopped serving: never a run that waits out its time limit
+    finally:
+        shell.close()
+        server.stop()
+        channel.close()
+    assert server.error == error and bank.closed
+
+
+def test_a_read_that_would_block_after_select_is_waited_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_read, calls = os.read, []
+
+    def read(fd: int, size: int) -> bytes:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise BlockingIOError  # another reader took the bytes select saw
+        return real_read(fd, size)
+
+    channel, server, shell = with_shell(tmp_path)
+    try:
+        monkeypatch.setattr(port_channel.os, "read", read)
+        answer = shell.ask(vector(FMT.one, FMT.one, FMT.one, 1))
+    finally:
+        monkeypatch.undo()
+        violation = close(channel, server, shell)
+    assert answer.endswith(" 0") and violation == "" and len(calls) >= 2
