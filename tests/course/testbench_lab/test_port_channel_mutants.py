@@ -176,3 +176,12 @@ def test_a_read_that_would_block_after_select_is_waited_out(tmp_path: Path, monk
         monkeypatch.undo()
         violation = close(channel, server, shell)
     assert answer.endswith(" 0") and violation == "" and len(calls) >= 2
+
+
+def test_the_digest_tells_apart_runs_whose_answers_differ_in_the_cap_alone(tmp_path: Path) -> None:
+    one = FMT.one
+    lines = [vector(100 * one, 20 * one, one // 2)]  # memory-bound: no_memory_roof answers the peak, the verdict alike
+    bank = example_bank(tmp_path)
+    _, correct = serve("model:reference", lines, tmp_path, bank)
+    _, faulty = serve("example:no_memory_roof", lines, tmp_path, bank)
+    assert faulty.differs == {"cap_o"} and faulty.digest != correct.digest
