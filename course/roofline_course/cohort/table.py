@@ -138,11 +138,12 @@ def problem_kinds(result: dict[str, Any]) -> list[tuple[str, str]]:
 def read_result(lab: Lab, result_file: Path, seconds: float) -> Graded:
     """The grader's result.json as a Graded. Raises ResultError when it is not one."""
     try:
-        if result_file.stat().st_size > MAX_RESULT_BYTES:
-            raise ResultError(f"larger than {MAX_RESULT_BYTES >> 20} MiB")
-        document = json.loads(result_file.read_bytes())
+        too_large = result_file.stat().st_size > MAX_RESULT_BYTES
+        document = None if too_large else json.loads(result_file.read_bytes())
     except (OSError, ValueError, RecursionError) as problem:
         raise ResultError(f"unreadable ({type(problem).__name__})") from None
+    if too_large:  # outside the try: a ResultError is a ValueError, and its message would be lost there
+        raise ResultError(f"larger than {MAX_RESULT_BYTES >> 20} MiB")
     result = _checked(lab, document)
     return Graded(result["status"], float(result["score"]), first_problem(result), first_failure(result),
                   {g["name"]: float(g["score"]) for g in result["groups"]}, problem_kinds(result), round(seconds, 1),
