@@ -18,7 +18,7 @@ import pytest
 from roofline_core.paths import REPO_ROOT
 
 pytestmark = pytest.mark.full
-SAMPLE = "course/roofline_course/results.py"  # small (10 mutants) and its tests take seconds
+SAMPLE = "course/roofline_course/results.py"  # small (30 mutants), and test_results.py alone kills them in seconds each
 ROW = re.compile(r"^\| `(?P<module>[^`]+)` \| (?P<mutants>\d+) \| (?P<killed>\d+) \| (?P<survived>\d+) \| (?P<timed_out>\d+) \| "
                  r"(?P<equivalent>\d+) \| (?P<score>\d+)% \|", re.M)
 
@@ -36,7 +36,9 @@ def digest(path: Path) -> str:
 
 def test_the_sample_module_makes_mutants_and_its_tests_kill_them(tmp_path: Path) -> None:
     before = digest(REPO_ROOT / SAMPLE)
-    run = run_mutation(tmp_path, "--modules", SAMPLE, "--budget", "170")
+    table = tmp_path / "mutation.toml"  # the sample's own fast tests: the project's table runs eight files per mutant
+    table.write_text(f'[[module]]\npath = "{SAMPLE}"\ntests = ["tests/course/test_results.py"]\n')
+    run = run_mutation(tmp_path, "--modules", SAMPLE, "--table", str(table), "--budget", "300")
     shown = run.stdout[-4000:] + run.stderr[-2000:]
     rows = {m["module"]: m for m in ROW.finditer(run.stdout)}
     assert SAMPLE in rows, shown
