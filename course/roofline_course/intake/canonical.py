@@ -45,6 +45,9 @@ REFUSED_DIRECTIVES = {
 }
 PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
 GLUED = (pyslang.parsing.TokenKind.Apostrophe,)  # a cast: int'(x), written without spaces
+# Written as one word: a sized number (8'hff), and the wildcard port connection `.*` (Icarus reads `. *`
+# as a named connection with no name, a syntax error).
+TOGETHER = (pyslang.syntax.SyntaxKind.IntegerVectorExpression, pyslang.syntax.SyntaxKind.WildcardPortConnection)
 FOREIGN = "an `include of a file that is not one of yours"
 REFERENCE = re.compile(re.escape(NAME) + r":(\d+)(?::\d+)?")  # found by its name: linear in any text
 PATH_CHARACTER = re.compile(r"[^\s:'\"()]")
@@ -140,7 +143,7 @@ class Word:
 
 
 def tokens_of(root: pyslang.syntax.SyntaxNode) -> Iterator[list[pyslang.parsing.Token]]:
-    """The tokens of a tree in order, attributes left out; a sized number's tokens come together."""
+    """The tokens of a tree in order, attributes left out; a sized number's tokens, and a `.*`, come together."""
     stack: list[object] = [root]
     while stack:
         node = stack.pop()
@@ -149,7 +152,7 @@ def tokens_of(root: pyslang.syntax.SyntaxNode) -> Iterator[list[pyslang.parsing.
         elif isinstance(node, pyslang.syntax.SyntaxNode):
             if node.kind == pyslang.syntax.SyntaxKind.AttributeInstance:
                 continue
-            if node.kind == pyslang.syntax.SyntaxKind.IntegerVectorExpression:
+            if node.kind in TOGETHER:
                 yield list(all_tokens(node))
                 continue
             stack.extend(reversed([child for child in node if child is not None]))
@@ -184,7 +187,7 @@ def write(tree: pyslang.syntax.SyntaxTree, is_own: Callable[[str], bool]) -> Can
         if not is_own(place[0]):
             site = include_site(tree.sourceManager, printed[0].location, places)
             raise NotPrintable(f"{Path(site[0]).name}:{site[1]}: {FOREIGN}" if site else FOREIGN)
-        text = "".join(_printed(token, places) for token in printed)  # 8'hff: size, base and digits together
+        text = "".join(_printed(token, places) for token in printed)  # 8'hff (size, base and digits) and .* together
         after_cast = bool(words) and words[-1].text == "'"
         words.append(Word(text, place, glued=printed[0].kind in GLUED or after_cast))
     return _layout(words)
