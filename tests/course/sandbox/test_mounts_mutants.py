@@ -1,7 +1,7 @@
 """The bubblewrap command line a step runs under, read as text (make mutation's tests for sandbox/mounts.py).
 
 What the sandbox promises (roofline_course/sandbox/__init__.py's docstring, docs/threat-model.md): /usr,
-the Python installation and the harness (core, tb, model, course, flows) read-only at their own paths; the
+the Python installation and the harness (core, tb, model, course, flows/roofline_flows) read-only at their own paths; the
 submission read-only at /submission; /tmp and /run private tmpfs folders of the limits' sizes; no network,
 no /proc unless asked, no labs/, rtl/, tests/ or .git; the unprivileged user of the slot. No bubblewrap is
 run here: the command is parsed into bubblewrap's options and each promise is checked on them.
@@ -23,8 +23,9 @@ ARITY = {"--ro-bind": 2, "--bind": 2, "--symlink": 2, "--setenv": 2, "--perms": 
 FLAGS = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
          "--new-session", "--clearenv")
 MIB = 1024 * 1024
-HARNESS = ("core", "tb", "model", "course", "flows")
-KEPT_OUT = ("labs", "rtl", "tests", ".git")
+HARNESS = ("core", "tb", "model", "course", "flows/roofline_flows")  # not flows/formal nor flows/mutants
+ROOTS = ("core", "tb", "model", "course", "flows")  # the package roots on PYTHONPATH (flows: roofline_flows alone bound)
+KEPT_OUT = ("labs", "rtl", "tests", ".git", "flows/formal", "flows/mutants")
 
 
 def options(command: list[str]) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -147,7 +148,7 @@ def test_the_environment_is_cleared_and_set_to_the_harness_and_the_scratch_folde
     found, _ = step(env={"COCOTB_TOPLEVEL": "x", "LANG": "C"})
     env = {option[1]: option[2] for option in found if option[0] == "--setenv"}
     assert env == {"HOME": "/run", "TMPDIR": "/tmp", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-                   "PYTHONPATH": ":".join(str(REPO_ROOT / part) for part in HARNESS), "LANG": "C",
+                   "PYTHONPATH": ":".join(str(REPO_ROOT / part) for part in ROOTS), "LANG": "C",
                    "PYTHONDONTWRITEBYTECODE": "1", "CCACHE_DISABLE": "1", "COCOTB_TOPLEVEL": "x"}
     assert mounts.environment(Path("/h"), Path("/t"), {})["LANG"] == "C.UTF-8"
     assert (mounts.environment(Path("/h"), Path("/t"), {})["HOME"], mounts.environment(Path("/h"), Path("/t"), {})["TMPDIR"]) \
