@@ -9,41 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from kill_rule_fakes import DECODED, SEQUENTIAL, TASKS, FakeProver, failed, not_closed
 
 from roofline_flows import counterexamples, kill_matrix, rtl_mutants, sby
 from roofline_flows.rtl_mutant_catalogue import load_catalogue
 from roofline_flows.rtl_mutants import Cell, Row, judge_proofs, merge_seeds
 
-TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
-SEQUENTIAL = TASKS["roofline_intensity.data_uq2_2_c4"]  # k-induction with a ports-only depth of 20
 COMBINATIONAL = TASKS["roofline_round_cap.verdict"]
-DECODED = ["counterexample, inputs at each clock (a bus shown when it changes):", "  clock 0: rst_ni=0 start_i=1"]
-
-
-def failed(task: sby.Task, trace: str = "engine_0/trace.vcd", invariants_only: bool = False) -> sby.Outcome:
-    detail = ["failed: props_intensity.sv:113.7-113.32", *DECODED, f"waveform: /work/{task.name}/{trace}"]
-    if invariants_only:
-        detail.insert(1, counterexamples.INVARIANTS_NOTE + ", attached because the drop-in has signals named like ...")
-    return sby.Outcome(task, False, 1.0, "assertion fails", detail)
-
-
-def not_closed(task: sby.Task) -> sby.Outcome:
-    return sby.Outcome(task, False, 1.0, "induction did not close",
-                       ["failed: props_intensity.sv:170.9-170.40", f"waveform: /work/{task.name}/engine_0/trace_induct.vcd"])
-
-
-class FakeProver:
-    """Answers the first run of a task with `first`, a rerun without probes with `rerun`."""
-
-    def __init__(self, first: object, rerun: object = None) -> None:
-        self.first, self.rerun = first, rerun
-        self.calls: list[tuple[str, str, bool]] = []
-
-    def __call__(self, task: sby.Task, work: Path, timeout: float, drop_in: str, use_probes: bool) -> sby.Outcome:
-        self.calls.append((task.name, task.mode, use_probes))
-        answer = self.first if use_probes else self.rerun
-        assert answer is not None, "no rerun expected"
-        return answer(task) if callable(answer) else answer  # type: ignore[return-value]
 
 
 def judge(prover: FakeProver, task: sby.Task = SEQUENTIAL) -> Cell:

@@ -1,5 +1,5 @@
 """A fake proof runner and the outcomes sby.run can give, for the kill rule's tests without a solver
-(tests/flows/test_kill_rule_mutants.py; test_kill_rule.py has the same fakes inline)."""
+(tests/flows/test_kill_rule.py and test_kill_rule_mutants.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The shell's side of lab 6's port channel, played by a test, and a run of the channel server over lines
-(for tests/course/testbench_lab/test_port_channel_mutants.py; test_port_channel.py has the same helpers inline)."""
+(for tests/course/testbench_lab/test_port_channel.py and test_port_channel_mutants.py)."""
 
 from __future__ import annotations
 
