@@ -46,13 +46,18 @@ class BulkTB:
         self.dut.rst_ni.value = 1
         await FallingEdge(self.dut.clk)
 
-    async def run_batch(self, beats: int, slot: int) -> None:
+    async def start(self, beats: int, slot: int) -> None:
+        """A batch of `beats` from `slot`, started at the next falling edge."""
         dut = self.dut
         dut.beats_i.value = beats
         dut.slot_i.value = slot
         dut.start_i.value = 1
         await FallingEdge(dut.clk)
         dut.start_i.value = 0
+
+    async def run_batch(self, beats: int, slot: int) -> None:
+        dut = self.dut
+        await self.start(beats, slot)
         timeout = Timer((beats + LATENCY_SLACK) * CLOCK_NS, "ns")
         if await First(RisingEdge(dut.done_o), timeout) is timeout:
             raise AssertionError(
@@ -68,11 +73,7 @@ class BulkTB:
         at the next edge and run whole (run_batch), so a register that kept a beat through the reset
         hands it to the output as a wrong result."""
         dut = self.dut
-        dut.beats_i.value = beats
-        dut.slot_i.value = slot
-        dut.start_i.value = 1
-        await FallingEdge(dut.clk)
-        dut.start_i.value = 0
+        await self.start(beats, slot)
         for _ in range(min(beats, 3)):
             await FallingEdge(dut.clk)
         await Timer(CLOCK_NS // 4, "ns")

@@ -236,6 +236,11 @@ async def sweep_test(run: Run, hierarchy: bool) -> None:
     checker = RateChecker(run, hierarchy)
     vectors = sweep(run, run.test, run.params.levels if hierarchy else 1)
     run.sb.plan(len(vectors))
+    await check_each(checker, vectors)
+
+
+async def check_each(checker: RateChecker, vectors: list[RateVector]) -> None:
+    """Every vector sampled one by one and judged in batches."""
     batch = checker.batch()
     for index, vector in enumerate(vectors):
         outputs = await checker.sample(index, vector.kind, vector)
@@ -256,9 +261,4 @@ async def edge_test(run: Run, hierarchy: bool) -> None:
     checker = RateChecker(run, hierarchy)
     vectors = edge_vectors(run, run.params.levels if hierarchy else 1)
     run.sb.plan(sum(1 for index in range(len(vectors)) if selected(run.cfg, index)))
-    batch = checker.batch()
-    for index, vector in enumerate(vectors):
-        outputs = await checker.sample(index, vector.kind, vector)
-        if outputs is not None:
-            batch.add(index, vector.kind, vector, outputs)
-    batch.flush()
+    await check_each(checker, vectors)
