@@ -127,6 +127,7 @@ HIERARCHY_OUT = _outputs(("cap_o", "W"), ("level_cap_o", "LEVELS*W"), ("mem_boun
 
 FLOWS = (
     "bench",  # a cocotb bench in tb/cocotb_tests/, run by make sim and make test at every parameter set
+    "unit",  # a building block's own cocotb bench (tb/roofline_bench/<unit>.py), at each of its lint sets
     "bulk",  # make sweep streams it through the bulk testbench
     "gates",  # make sim GATES=1 simulates its Yosys netlist
     "prove",  # make prove has a property harness (flows/formal) around it
@@ -206,7 +207,7 @@ _TABLE = (
     Module("roofline_pipe_reg", "one valid/ready register stage", {"WIDTH": 1},
            (*CLOCK, *_inputs(("valid_i", "1")), *_outputs(("ready_o", "1")), *_inputs(("data_i", "WIDTH")),
             *_outputs(("valid_o", "1")), *_inputs(("ready_i", "1")), *_outputs(("data_o", "WIDTH"))),
-           ("roofline_param_check", "roofline_pipe_reg"), frozenset({"prove"}), lint_sets=({"WIDTH": 1}, {"WIDTH": 81})),
+           ("roofline_param_check", "roofline_pipe_reg"), frozenset({"prove", "unit"}), lint_sets=({"WIDTH": 1}, {"WIDTH": 81})),
     Module("roofline_div_step", "one restoring-division step, shared by both dividers", {"WIDTH": 8, "QUOTIENT_W": 8},
            (*_inputs(("remainder_i", "WIDTH"), ("next_bit_i", "1"), ("divisor_i", "WIDTH"), ("quotient_i", "QUOTIENT_W")),
             *_outputs(("remainder_o", "WIDTH"), ("quotient_o", "QUOTIENT_W"), ("carry_out_o", "1"))),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from roofline_core.config import BenchConfig
-from roofline_core.contract import ParamSet
+from roofline_core.contract import MODULES, ParamSet
 from roofline_core.gates import gate_netlist
 from roofline_core.paths import BUILD_ROOT, bench_dir
 from roofline_core.simulator import BenchResult, Build, run_build
@@ -50,6 +50,20 @@ def exact_build(cfg: BenchConfig, sources: list[Path], folder: Path, parameters:
         verilator_args=verilator_args,
         includes=includes,
     )
+
+
+def unit_build(top: str, sim: str, values: dict[str, int], seed: int, drop_in: str | None = None) -> Build:
+    """The Build of a building block's unit bench (flow "unit") at these parameter values."""
+    sources = rtl_sources(drop_in)
+    tag = "-".join(f"{name.lower()}{value}" for name, value in values.items())
+    return Build(sim=sim, toplevel=top, test_module=f"test_{top}", test_dir=bench_dir(top), sources=sources,
+                 parameters=dict(values), env={}, folder=BUILD_ROOT / sim / f"{top}-{tag}-{sources_digest(sources)}",
+                 seed=seed)
+
+
+def run_units(top: str, sim: str, seed: int, drop_in: str | None = None, *, quiet: bool = False) -> list[BenchResult]:
+    """A building block's unit bench at each of its lint sets (the widths make lint builds it at)."""
+    return [run_build(unit_build(top, sim, values, seed, drop_in), quiet=quiet) for values in MODULES[top].lint_sets]
 
 
 def run_bench(cfg: BenchConfig, *, waves: bool = False, testcase: str | None = None, quiet: bool = False) -> BenchResult:

@@ -4,7 +4,8 @@ to it, and a kill matrix, mutant by layer; then Yosys `mutate` mutants judged by
 Each mutant in mutants/catalogue.toml is one text substitution in one rtl/ file, applied to a copy
 in the mutant's own folder and swapped in with the drop-in rule. The layers:
 - bench: the cocotb bench of the module it breaks (roofline_core.runner.run_bench, Icarus), as
-  `make sim RTL=<the mutant>` runs it;
+  `make sim RTL=<the mutant>` runs it, or for a building block with a unit bench (roofline_pipe_reg)
+  that bench at each of its lint sets (roofline_core.runner.run_units);
 - sweep: a bulk sweep (roofline_bulk.simulation.run_sweep, Icarus) of a combinational module built
   from the mutated file (the bulk testbench's own registers are roofline_pipe_reg), else n/a;
 - proof: the SymbiYosys tasks that read the mutated file and that the project's RTL passed in the
@@ -41,9 +42,9 @@ from pathlib import Path
 from roofline_bulk.config import BULK_TOPS, SweepConfig
 from roofline_bulk.simulation import BULK_TB, run_sweep
 from roofline_core.config import BenchConfig
-from roofline_core.contract import MODULES, TOPS
+from roofline_core.contract import MODULES, TOPS, modules_with
 from roofline_core.paths import BUILD_ROOT, shown
-from roofline_core.runner import run_bench
+from roofline_core.runner import run_bench, run_units
 from roofline_core.tools import ToolError, tool_version, yosys_command
 from roofline_flows import counterexamples, kill_matrix, rtl_mutants_yosys, sby
 from roofline_flows.kill_matrix import KILL_MATRIX, LAYERS, write_matrix
@@ -127,6 +128,8 @@ class Row:
 
 
 def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
+    if mutant.top in modules_with("unit"):
+        return unit_layer(mutant, mutated, seed)
     if mutant.top not in TOPS:
         return Cell("n/a", f"{mutant.top} has no bench")
     verdict = _bench(mutant, mutated, seed, vectors)
@@ -134,6 +137,22 @@ def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
         return Cell("killed", verdict.detail, verdict.seconds)
     outcome = "survived" if verdict.detail.startswith(("SURVIVED", "killed, but")) else "error"
     return Cell(outcome, verdict.detail, verdict.seconds)
+
+
+def unit_layer(mutant: Mutant, mutated: Path, seed: int) -> Cell:
+    """A building block's unit bench (roofline_bench.benches.UNIT_TESTS) at each of its lint sets."""
+    started = time.monotonic()
+    try:
+        results = run_units(mutant.top, "icarus", seed, str(mutated), quiet=True)
+    except SystemExit:
+        return Cell("error", "did not build, so it proves nothing", time.monotonic() - started)
+    seconds = time.monotonic() - started
+    failures = [failure for result in results for failure in result.failures]
+    if mutant.expect_in_failure and failures and not any(mutant.expect_in_failure in f for f in failures):
+        return Cell("survived", f"killed, but no failure says {mutant.expect_in_failure!r}", seconds)
+    if failures:
+        return Cell("killed", failures[0].splitlines()[0][:200], seconds)
+    return Cell("survived", f"SURVIVED: {sum(result.passed for result in results)} unit tests passed", seconds)
 
 
 def _bench(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Verdict:

@@ -12,7 +12,9 @@
 - `stimulus`, `rates`, `batch`, `coverage`: seeded vectors; driving and judging rates; judging
   sweeps in batches with the vectorised judge; functional coverage.
 - `attainable`, `hierarchy`, `intensity`, `pipe`, `counts`: one bench per top-level module, each with its TESTS.
-- `benches`: every module's bench, `benches.TESTS[top]`.
+- `pipe_reg`: the unit bench of roofline_pipe_reg, a building block: its cycle model, source, sink
+  and checker.
+- `benches`: every module's bench, `benches.TESTS[top]`, and the unit benches, `benches.UNIT_TESTS`.
 
 No module here imports cocotb: the cocotb harness (roofline_cocotb) runs these benches under a
 simulator, and the grader (roofline_course) runs them

@@ -1,10 +1,11 @@
-"""Every top-level module's bench: its tests, in the order a run takes them."""
+"""Every top-level module's bench: its tests, in the order a run takes them; and the unit benches of
+the building blocks that have one (flow "unit")."""
 
 from __future__ import annotations
 
-from roofline_bench import attainable, counts, hierarchy, intensity, pipe
+from roofline_bench import attainable, counts, hierarchy, intensity, pipe, pipe_reg
 from roofline_bench.run import BenchTest
-from roofline_core.contract import TOPS
+from roofline_core.contract import TOPS, modules_with
 
 TESTS: dict[str, dict[str, BenchTest]] = {
     "roofline_attainable": attainable.TESTS,
@@ -14,3 +15,8 @@ TESTS: dict[str, dict[str, BenchTest]] = {
     "roofline_counts": counts.TESTS,
 }
 assert set(TESTS) == set(TOPS), "every top-level module of the contract table has a bench here"
+
+UNIT_TESTS: dict[str, dict[str, pipe_reg.UnitTest]] = {
+    "roofline_pipe_reg": pipe_reg.TESTS,
+}
+assert set(UNIT_TESTS) == set(modules_with("unit")), "every module with a unit bench in the contract table has one here"

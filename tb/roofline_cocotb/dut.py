@@ -10,6 +10,7 @@ the puppet, roofline_cocotb.puppet, and the bench stays in the grader.)
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, Timer
 
-from roofline_bench.benches import TESTS
+from roofline_bench.benches import TESTS, UNIT_TESTS
 from roofline_bench.counterexample import REPLAY_TEST
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports, Unresolved
@@ -94,3 +95,16 @@ def cocotb_tests(top: str, namespace: dict[str, Any]) -> None:
     tests = {REPLAY_TEST.name: REPLAY_TEST} if replaying else TESTS[top]
     for name, test in tests.items():
         namespace[name] = cocotb_test(top, test, namespace["__name__"])
+
+
+def unit_tests(top: str, namespace: dict[str, Any]) -> None:
+    """Every test of a building block's unit bench (roofline_bench.benches.UNIT_TESTS) as a cocotb test;
+    each draws its stimulus from the run's seed and its own name."""
+    for name, body in UNIT_TESTS[top].items():
+        async def run(dut: Any, name: str = name, body: Any = body) -> None:
+            dut._log.info("%s: seed %d", name, cocotb.RANDOM_SEED)
+            await body(CocotbPorts(dut, top), random.Random(f"{cocotb.RANDOM_SEED}:{name}"))
+
+        run.__name__ = run.__qualname__ = name
+        run.__module__ = namespace["__name__"]
+        namespace[name] = cocotb.test(name=name)(run)
