@@ -167,6 +167,8 @@ module props_intensity #(
 `ifdef PROP_DATA
       cover (done_o && !sat_o && f_twice_quotient[0]
              && f_twice_quotient * f_bytes == DIVIDEND_W'(f_ops) << (FRAC_BITS + 1));  // a rounding tie, exactly
+      cover (done_o && sat_o && !div0_o
+             && f_twice_quotient == DIVIDEND_W'({(W+1){1'b1}}));  // saturated by rounding alone: all ones rounds to 2^W
 `endif
       cover (done_o && start_i && !busy_o);                      // back to back: a start in the done cycle
       cover (busy_o && start_i);                                 // a start ignored while busy

@@ -21,7 +21,7 @@ from roofline_flows.rtl_mutant_catalogue import apply, load_catalogue
 pytestmark = [pytest.mark.full, pytest.mark.sim]
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 CASES = {"combinational": ("verdict_direction", "roofline_attainable.verdict"),
-         "sequential": ("div0_one_bit_short", "roofline_intensity.data_uq2_2_c4")}
+         "sequential": ("div0_one_bit_short", "roofline_intensity.data_uq2_2_c5")}
 
 
 @pytest.fixture(scope="module")

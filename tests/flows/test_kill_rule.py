@@ -26,16 +26,16 @@ def test_a_base_case_that_fails_a_port_property_kills_with_its_trace_decoded() -
     prover = FakeProver(failed)
     cell = judge(prover)
     assert cell.outcome == "killed"
-    assert cell.detail == "roofline_intensity.data_uq2_2_c4: failed: props_intensity.sv:113.7-113.32"
-    assert "trace: /work/data_uq2_2_c4/engine_0/trace.vcd" in cell.evidence and DECODED[1] in cell.evidence
-    assert prover.calls == [("data_uq2_2_c4", "prove", True)]  # no rerun needed
+    assert cell.detail == "roofline_intensity.data_uq2_2_c5: failed: props_intensity.sv:113.7-113.32"
+    assert "trace: /work/data_uq2_2_c5/engine_0/trace.vcd" in cell.evidence and DECODED[1] in cell.evidence
+    assert prover.calls == [("data_uq2_2_c5", "prove", True)]  # no rerun needed
 
 
 def test_induction_that_does_not_close_is_no_kill_until_bmc_from_reset_finds_a_trace() -> None:
     prover = FakeProver(not_closed, failed)
     cell = judge(prover)
     assert cell.outcome == "killed"
-    assert prover.calls == [("data_uq2_2_c4", "prove", True), ("data_uq2_2_c4", "bmc", False)]
+    assert prover.calls == [("data_uq2_2_c5", "prove", True), ("data_uq2_2_c5", "bmc", False)]
     assert "induction did not close" in cell.detail and "BMC from reset" in cell.detail and "depth 20" in cell.detail
     assert all("induct" not in line for line in cell.evidence)  # the induction step's trace is not evidence
 
@@ -89,7 +89,7 @@ def test_the_bmc_rerun_is_the_task_from_reset_at_its_ports_only_depth() -> None:
 
 def test_the_replay_line_names_the_unit_its_parameters_the_trace_and_the_mutant() -> None:
     line = counterexamples.replay_command(SEQUENTIAL, Path("/w/trace.vcd"), "/m/roofline_intensity.sv")
-    assert line == ("make sim TOP=roofline_intensity INT_BITS=2 FRAC_BITS=2 COUNT_BITS=4 REPLAY=/w/trace.vcd "
+    assert line == ("make sim TOP=roofline_intensity INT_BITS=2 FRAC_BITS=2 COUNT_BITS=5 REPLAY=/w/trace.vcd "
                     "RTL=/m/roofline_intensity.sv")
     assert counterexamples.replay_command(COMBINATIONAL, Path("/w/trace.vcd"), None) == ""  # a block with no bench
 
@@ -127,7 +127,7 @@ def test_the_table_shows_the_counterexample_and_counts_what_the_run_said(tmp_pat
 
 def test_the_layer_that_runs_proofs_uses_the_rule(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     times = tmp_path / "times.json"
-    times.write_text('{"roofline_intensity.data_uq2_2_c4": 10.0}')
+    times.write_text('{"roofline_intensity.data_uq2_2_c5": 10.0}')
     monkeypatch.setattr(rtl_mutants, "PROVE_TIMES", times)
     mutant = next(m for m in load_catalogue() if m.id == "div0_one_bit_short")
     cell = rtl_mutants.proof_layer(mutant, tmp_path / "roofline_intensity.sv", 60.0, 120.0, FakeProver(not_closed, failed))

@@ -184,7 +184,7 @@ def test_a_bounded_pass_and_a_failure_without_a_trace_are_reported_together_as_a
 def test_an_unclosed_induction_whose_rerun_fails_otherwise_is_unknown_with_the_reruns_summary() -> None:
     cell = judge_all([SEQUENTIAL], FakeProver(not_closed, lambda task: sby.Outcome(task, False, 1.0, "TIMEOUT")))
     assert cell.outcome == "unknown"
-    assert cell.detail == ("roofline_intensity.data_uq2_2_c4: induction did not close (no trace from reset); "
+    assert cell.detail == ("roofline_intensity.data_uq2_2_c5: induction did not close (no trace from reset); "
                            "BMC from reset without the invariants: TIMEOUT")
 
 

@@ -29,7 +29,7 @@ EVERYDAY = [name for name in TASKS if name.startswith(("roofline_round_cap.", "r
 FULL = ["roofline_attainable.cap_le_peak", "roofline_attainable.cap_is_a_term", "roofline_hierarchy.binding_cap_is_the_lowest",
         "roofline_binding.matches_the_pairwise_rule_l4", "roofline_hierarchy.matches_the_spec", "roofline_hierarchy.cover",
         "roofline_pipe_reg.cover_width4",
-        "roofline_pipe_reg.full_rate_width8", "roofline_intensity.control_uq24_16_c64", "roofline_intensity.cover_uq2_2_c4",
+        "roofline_pipe_reg.full_rate_width8", "roofline_intensity.control_uq24_16_c64", "roofline_intensity.cover_uq2_2_c5",
         "roofline_counts.control_uq24_16_l3_c64", "roofline_hierarchy_pipe.control_uq24_16_l3_mul1",
         "roofline_hierarchy_pipe.cover_uq2_2_l2_mul1"]
 

@@ -15,8 +15,8 @@ from roofline_core.paths import RTL_DIR
 from roofline_flows import sby
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
-PROVE = TASKS["roofline_intensity.data_uq2_2_c4"]  # k-induction, with a ports-only depth of its own
-COVER = TASKS["roofline_intensity.cover_uq2_2_c4"]
+PROVE = TASKS["roofline_intensity.data_uq2_2_c5"]  # k-induction, with a ports-only depth of its own
+COVER = TASKS["roofline_intensity.cover_uq2_2_c5"]
 PROJECT = RTL_DIR / "roofline_intensity.sv"
 BASECASE_PASSED = "summary: engine_0 (smtbmc z3) returned pass for basecase\n"
 NOT_CLOSED = BASECASE_PASSED + "engine_0: ##   0:00:01  Status: failed\nDONE (UNKNOWN, rc=4)\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 from roofline_flows import counterexamples, sby
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
-SEQUENTIAL = TASKS["roofline_intensity.data_uq2_2_c4"]  # k-induction with a ports-only depth of 20
+SEQUENTIAL = TASKS["roofline_intensity.data_uq2_2_c5"]  # k-induction with a ports-only depth of 20
 DECODED = ["counterexample, inputs at each clock (a bus shown when it changes):", "  clock 0: rst_ni=0 start_i=1"]
 
 
