@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from roofline_core.config import BenchConfig
 from roofline_golden import QFormat
@@ -195,6 +195,26 @@ class Scoreboard:
         if len(self.reports) < MAX_REPORTS:
             self.reports.append(report)
             self.log.error("%s", report)
+
+    def reclassify(self, vector_id: str | int, kind: str, message: str) -> bool:
+        """A vector's value mismatch found, on inspection, to be a failure of another kind (a stream's
+        result that is another input's is a handshake failure): its kept failures and the kind counts
+        take that kind, so feedback names it and a lab that scores the kind as an event sees it, and
+        its report is added. The vector's pass or fail does not change. False when the vector has no
+        kept mismatch."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}")
+        name = str(vector_id)
+        found = [n for n, f in enumerate(self.failures) if f.vector_id == name and f.kind == "mismatch"]
+        for n in found:
+            self.failures[n] = replace(self.failures[n], kind=kind)
+        self.kinds["mismatch"] -= len(found)
+        self.kinds[kind] += len(found)
+        if found and len(self.reports) < MAX_REPORTS:
+            report = f"{message}\n  seed {self.cfg.seed} | rerun: {self.cfg.rerun_command(self.test, vector_id)}"
+            self.reports.append(report)
+            self.log.error("%s", report)
+        return bool(found)
 
     def _failed(self, vector_id: str | int, label: str, kind: str, differs: tuple[tuple[str, int, int], ...] = (),
                 regimes: tuple[str, ...] = ()) -> None:

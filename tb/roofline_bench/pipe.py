@@ -29,10 +29,12 @@ from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates,
 from roofline_bench.run import Run, matrix, tests
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.scoreboard import selected
+from roofline_golden import fixed
 
 CLOCK_NS = 10
 SETTLE_NS = 1  # after the falling edge, before the rising edge: handshakes have settled
 MATRIX_VECTORS = 200  # each point of the idle x back-pressure matrix
+SWAPS_CHECKED = 200  # wrong results looked at for another input's result, per stream
 
 Pattern = Callable[[], bool]  # called once a cycle: True means "this cycle, yes"
 
@@ -123,6 +125,7 @@ class Stream:
         self.out_fires: list[int] = []
         self.last_in_fire = -2
         self.batch: RateBatch = rate_batch(run, hierarchy=True)
+        self.taken: list[tuple[Item, tuple[int, ...]]] = []  # every result taken, in order, with its input
         self.monitor = Monitor(self.ports)
         self.ports.start_clock(CLOCK_NS)
 
@@ -200,6 +203,8 @@ class Stream:
                 source.offering, held = False, None
         self.ports.write("in_valid_i", 0)
         self.batch.flush()  # every result taken is judged before the test ends
+        self.name_swapped_results(stalled=idle != "never" or sink != "always" or reset_after is not None
+                                  or reset_in_cycle is not None)
 
     def timeout(self, source: Source, receiver: Sink, quiet: int) -> None:
         if self.expected:
@@ -262,7 +267,56 @@ class Stream:
                          f"{self.latency} (3 + MUL_STAGES)", kind="latency", label=item.label, since=self.measured)
         assert now.outputs is not None
         self.batch.add(item.vector_id, item.label, item.vector, now.outputs)
+        self.taken.append((item, now.outputs))
         return True
+
+    def name_swapped_results(self, stalled: bool) -> None:
+        """Wrong results that are, exactly, other inputs' nearby in a stream that stalled are no arithmetic
+        bug: a stage was overwritten while stalled, or a result skipped or repeated. When most of the wrong
+        results checked are such (two at least), their mismatches are marked handshake failures
+        (roofline_core.scoreboard.reclassify): the feedback names the handshake, and a lab that scores
+        the handshake as an event (lab.toml `events`) scores it so. A wrong result that is its own
+        input's but for an LSB of a cap, or for the verdict alone (a rounding or ridge bug), is never one."""
+        taken, self.taken = self.taken, []
+        if not stalled:
+            return
+        window = self.latency + 2
+        wrong = [n for n, (item, _) in enumerate(taken) if str(item.vector_id) in self.sb.failed][:SWAPS_CHECKED]
+        swaps = [(n, m) for n in wrong if (m := self._whose_result(taken, n, window)) is not None]
+        if len(swaps) < 2 or 2 * len(swaps) < len(wrong):
+            return
+        for n, m in swaps:
+            item, other = taken[n][0], taken[m][0]
+            self.sb.reclassify(item.vector_id, "handshake", (
+                f"BACK-PRESSURE {self.cfg.top}: the result taken for input {item.vector_id} is exactly the result of "
+                f"input {other.vector_id}, {abs(m - n)} {'later' if m > n else 'earlier'} in the stream ({len(swaps)} of "
+                f"the {len(wrong)} wrong results are another input's): a stage was overwritten while the pipe stalled, "
+                "or a result was skipped or repeated (each stage must hold its values until the next takes them)"))
+
+    def _whose_result(self, taken: list[tuple[Item, tuple[int, ...]]], n: int, window: int) -> int | None:
+        """The stream position of the other input whose expected outputs the n-th result is, or None."""
+        outputs, own = taken[n][1], self.expected_outputs(taken[n][0])
+        if _off_by_an_lsb_or_verdict(self.cfg.params.fmt.width, outputs, own):
+            return None
+        for m in range(max(0, n - window), min(len(taken), n + window + 1)):
+            if m != n and outputs == self.expected_outputs(taken[m][0]):
+                return m
+        return None
+
+    def expected_outputs(self, item: Item) -> tuple[int, ...]:
+        """The golden model's outputs for an input, packed as the design's ports carry them."""
+        fmt, vector = self.cfg.params.fmt, item.vector
+        want = fixed.hierarchy(fmt, vector.peak, vector.bws, vector.ais)
+        packed = sum(cap << (level * fmt.width) for level, cap in enumerate(want.level_caps))
+        return want.cap, int(want.mem_bound), want.binding, packed
+
+
+def _off_by_an_lsb_or_verdict(width: int, outputs: tuple[int, ...], own: tuple[int, ...]) -> bool:
+    """Every cap (cap_o and each packed level cap) within an LSB of its own input's expected value."""
+    mask = (1 << width) - 1
+    caps = [(outputs[0], own[0])] + [((outputs[3] >> shift) & mask, (own[3] >> shift) & mask)
+                                     for shift in range(0, max(outputs[3], own[3]).bit_length() + width, width)]
+    return all(abs(got - want) <= 1 for got, want in caps)
 
 
 def sweep_items(run: Run, count: int | None = None) -> list[Item]:

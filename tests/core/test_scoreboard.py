@@ -48,3 +48,19 @@ def test_a_group_whose_tests_checked_nothing_scores_nothing_in_every_lab(number:
         result = judge.score(lab, group, found, Reply(), judge.RunFacts(1.0, False, 60.0, False, "log"), "make check")
         assert result.score == 0.0 and result.status == "fail", (group.name, result)
         assert any(f"0 of {PLANNED} passed" in line for line in result.detail), result.detail
+
+
+def test_a_mismatch_reclassified_as_a_handshake_keeps_the_fail_and_counts_as_the_event() -> None:
+    board = Scoreboard(BenchConfig("roofline_hierarchy_pipe", "icarus", SMALL_SET, seed=1), "random_stalls_both_sides",
+                       logging.getLogger("test"))
+    board.check(7, "log_uniform", ["inputs"], [Field("cap_o", 5, 9)])
+    board.check(8, "log_uniform", ["inputs"], [Field("cap_o", 9, 9)])
+    assert not board.reclassify(8, "handshake", "not a mismatch")  # a vector that passed has nothing to reclassify
+    assert board.reclassify(7, "handshake", "BACK-PRESSURE: input 7's result is input 8's")
+    verdict = board.verdict()
+    assert verdict.failed == ("7",) and verdict.checked == 2
+    assert verdict.broke(("handshake",)) == ("handshake",) and verdict.count("mismatch") == 0
+    assert [f.kind for f in verdict.failures] == ["handshake"]
+    assert any("input 7's result is input 8's" in report for report in verdict.reports)
+    with pytest.raises(ValueError, match="unknown failure kind"):
+        board.reclassify(7, "no such kind", "")

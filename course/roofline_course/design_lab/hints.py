@@ -140,9 +140,9 @@ def hints_for(failures: Iterable[Failure], top: str, kinds: Iterable[str], fallb
     about rounding because a few of its vectors were off by one); the group's own hint when none fits."""
     failures = list(failures)
     allowed = set(kinds)
-    mismatched = {f.vector_id for f in failures if f.kind == "mismatch"}
+    mismatched = {f.vector_id for f in failures if f.kind in ("mismatch", "handshake")}
     # An error bound broken by a vector that also mismatched is that mismatch's consequence: the
-    # mismatch says what kind of bug it is.
+    # mismatch says what kind of bug it is (a handshake, when the value was another input's).
     every = [kind_of(f, top) for f in failures if not (f.kind == "error bound" and f.vector_id in mismatched)]
     counted = Counter(kind for kind in every if kind in allowed)
     shown = [kind for kind, count in counted.most_common() if count >= SHARE * len(every)]

@@ -167,6 +167,8 @@ SEQUENTIAL_BUGS = [
     (3, "busy_o never reset", "roofline_intensity.sv", "      busy_o       <= 1'b0;\n", "", "unknown value"),
     (5, "in_ready_o waits for the sink", "roofline_hierarchy_pipe.sv",
      "assign advance     = !valid_q[STAGES-1] || out_ready_i;", "assign advance     = out_ready_i;", "handshake"),
+    (5, "a stage loads while stalled", "roofline_hierarchy_pipe.sv", "    if (advance) begin\n      s3_peak      <= s2_peak;",
+     "    if (1'b1) begin\n      s3_peak      <= s2_peak;", "handshake"),
     (5, "synchronous reset", "roofline_hierarchy_pipe.sv", "always_ff @(posedge clk_i or negedge rst_ni)",
      "always_ff @(posedge clk_i)", "reset"),
     (5, "truncates", "roofline_round_cap.sv", "product_i[ROUND_W-1:0] + ROUND_HALF;", "product_i[ROUND_W-1:0];", "rounding"),
