@@ -296,7 +296,7 @@ class Stream:
     def _whose_result(self, taken: list[tuple[Item, tuple[int, ...]]], n: int, window: int) -> int | None:
         """The stream position of the other input whose expected outputs the n-th result is, or None."""
         outputs, own = taken[n][1], self.expected_outputs(taken[n][0])
-        if _off_by_an_lsb_or_verdict(self.cfg.params.fmt.width, outputs, own):
+        if _off_by_an_lsb_or_verdict(self.cfg.params.fmt.width, self.cfg.params.levels, outputs, own):
             return None
         for m in range(max(0, n - window), min(len(taken), n + window + 1)):
             if m != n and outputs == self.expected_outputs(taken[m][0]):
@@ -311,11 +311,11 @@ class Stream:
         return want.cap, int(want.mem_bound), want.binding, packed
 
 
-def _off_by_an_lsb_or_verdict(width: int, outputs: tuple[int, ...], own: tuple[int, ...]) -> bool:
+def _off_by_an_lsb_or_verdict(width: int, levels: int, outputs: tuple[int, ...], own: tuple[int, ...]) -> bool:
     """Every cap (cap_o and each packed level cap) within an LSB of its own input's expected value."""
     mask = (1 << width) - 1
-    caps = [(outputs[0], own[0])] + [((outputs[3] >> shift) & mask, (own[3] >> shift) & mask)
-                                     for shift in range(0, max(outputs[3], own[3]).bit_length() + width, width)]
+    caps = [(outputs[0], own[0])] + [((outputs[3] >> (level * width)) & mask, (own[3] >> (level * width)) & mask)
+                                     for level in range(levels)]
     return all(abs(got - want) <= 1 for got, want in caps)
 
 
