@@ -128,9 +128,7 @@ class Row:
 
 
 def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
-    if mutant.top in modules_with("unit"):
-        return unit_layer(mutant, mutated, seed)
-    if mutant.top not in TOPS:
+    if mutant.top not in TOPS and mutant.top not in modules_with("unit"):
         return Cell("n/a", f"{mutant.top} has no bench")
     verdict = _bench(mutant, mutated, seed, vectors)
     if verdict.killed:
@@ -139,35 +137,24 @@ def bench_layer(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Cell:
     return Cell(outcome, verdict.detail, verdict.seconds)
 
 
-def unit_layer(mutant: Mutant, mutated: Path, seed: int) -> Cell:
-    """A building block's unit bench (roofline_bench.benches.UNIT_TESTS) at each of its lint sets."""
-    started = time.monotonic()
-    try:
-        results = run_units(mutant.top, "icarus", seed, str(mutated), quiet=True)
-    except SystemExit:
-        return Cell("error", "did not build, so it proves nothing", time.monotonic() - started)
-    seconds = time.monotonic() - started
-    failures = [failure for result in results for failure in result.failures]
-    if mutant.expect_in_failure and failures and not any(mutant.expect_in_failure in f for f in failures):
-        return Cell("survived", f"killed, but no failure says {mutant.expect_in_failure!r}", seconds)
-    if failures:
-        return Cell("killed", failures[0].splitlines()[0][:200], seconds)
-    return Cell("survived", f"SURVIVED: {sum(result.passed for result in results)} unit tests passed", seconds)
-
-
 def _bench(mutant: Mutant, mutated: Path, seed: int, vectors: int) -> Verdict:
+    """The mutant's top through its bench, or a building block through its unit bench at each of its lint sets."""
     started = time.monotonic()
     try:
-        result = run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=vectors, rtl=str(mutated)),
-                           quiet=True)
+        if mutant.top in modules_with("unit"):
+            results = run_units(mutant.top, "icarus", seed, str(mutated), quiet=True)
+        else:
+            results = [run_bench(BenchConfig(mutant.top, "icarus", mutant.param_set, seed, sweep=vectors,
+                                             rtl=str(mutated)), quiet=True)]
     except SystemExit:
         return Verdict(mutant, False, "did not build, so it proves nothing", time.monotonic() - started)
     seconds = time.monotonic() - started
-    if result.failed == 0:
-        return Verdict(mutant, False, f"SURVIVED: {result.passed} tests passed", seconds)
-    if mutant.expect_in_failure and not any(mutant.expect_in_failure in f for f in result.failures):
+    failures = [failure for result in results for failure in result.failures]
+    if not any(result.failed for result in results):
+        return Verdict(mutant, False, f"SURVIVED: {sum(result.passed for result in results)} tests passed", seconds)
+    if mutant.expect_in_failure and not any(mutant.expect_in_failure in f for f in failures):
         return Verdict(mutant, False, f"killed, but no failure says {mutant.expect_in_failure!r}", seconds)
-    return Verdict(mutant, True, result.failures[0].splitlines()[0], seconds)
+    return Verdict(mutant, True, failures[0].splitlines()[0], seconds)
 
 
 def sweep_top(mutant: Mutant) -> str | None:
