@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from commands import run_command
+from commands import command_env, run_command
 
 from roofline_bulk import sweep as sweep_cli
 from roofline_bulk.config import DEFAULT_BATCH, SweepConfig
@@ -34,7 +34,8 @@ def test_a_rate_prints_three_significant_figures_in_the_unit_that_fits(per_secon
 
 def make_command(line: str) -> list[str]:
     """The arguments `make` hands to roofline_bulk.sweep for a printed command line (make -n)."""
-    run = subprocess.run(["make", "-n", *shlex.split(line)[1:]], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    run = subprocess.run(["make", "-n", *shlex.split(line)[1:]], cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+                         env=command_env())
     command = next(text for text in run.stdout.splitlines() if "-m roofline_bulk.sweep" in text)
     return shlex.split(command.split("-m roofline_bulk.sweep", 1)[1])
 
@@ -77,6 +78,16 @@ def test_a_replay_line_replays_on_the_same_design_and_simulator(name: str, tmp_p
     assert (replayed.top, replayed.sim, replayed.param_set.tag, replayed.lanes, replayed.batch, replayed.rtl) == (
         cfg.top, cfg.sim, cfg.param_set.tag, cfg.lanes, cfg.batch, cfg.rtl)
     assert replayed.seed == cfg.seed  # its reports name the seed of the sweep that found the vectors
+
+
+def test_a_rerun_line_means_the_same_under_make_test_with_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make test ARGS=... SEED=...` puts its variables in the environment of every test: the printed
+    line must still be run as a person types it."""
+    cfg = SWEEPS["default"]
+    monkeypatch.setenv("ARGS", "--durations=60")
+    monkeypatch.setenv("SEED", "12345")
+    monkeypatch.setenv("MAKEFLAGS", " -- ARGS=--durations=60 SEED=12345")
+    assert comparable(rebuilt(cfg.rerun_command())) == comparable(cfg)
 
 
 def test_a_mismatch_report_reruns_its_one_vector_on_the_same_design() -> None:

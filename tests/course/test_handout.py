@@ -17,6 +17,7 @@ from pathlib import Path
 
 import answers
 import pytest
+from commands import command_env
 from real_grading import SLOT, needs_sandbox
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
@@ -57,7 +58,7 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
         (copy / ".venv" / part).symlink_to(REPO_ROOT / ".venv" / part)
     (copy / ".venv" / ".installed").touch()
     python_path = os.pathsep.join(str(copy / part) for part in ("model", "core", "tb", "course", "flows", "cli"))
-    env = {**os.environ, "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
+    env = {**command_env(), "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
     run = subprocess.run(
         ["make", "-s", "check", "LAB=1", "RTL=labs/lab1/starter"], cwd=copy, capture_output=True, text=True, env=env
     )

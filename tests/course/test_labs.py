@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from commands import command_env
 from real_grading import needs_sandbox
 
 from roofline_core.contract import ParamSet
@@ -243,7 +244,7 @@ def test_groups_that_require_each_other_are_skipped_not_waited_for_forever(tmp_p
 def test_handout_archive_leaves_hidden_groups_out() -> None:
     if not (REPO_ROOT / ".git").exists():
         pytest.skip("make handout archives the git HEAD")
-    subprocess.run(["make", "-s", "handout"], cwd=REPO_ROOT, check=True, capture_output=True)
+    subprocess.run(["make", "-s", "handout"], cwd=REPO_ROOT, check=True, capture_output=True, env=command_env())
     names = tarfile.open(REPO_ROOT / "build" / "handout" / "roofline-hw-student.tar.gz").getnames()
     assert "roofline-hw/labs/lab1/lab.toml" in names and "roofline-hw/labs/lab1/starter/roofline_attainable.sv" in names
     assert not [n for n in names if n.endswith("hidden.toml")]

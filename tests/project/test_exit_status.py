@@ -9,7 +9,6 @@ from outside only: 0 full marks, 1 fewer marks, 2 could not grade, said again on
 from __future__ import annotations
 
 import csv
-import os
 import re
 import shutil
 import subprocess
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from commands import MAKE_VARIABLES
+from commands import command_env
 from real_grading import needs_sandbox
 
 from roofline_core.paths import LABS_DIR, REPO_ROOT, RTL_DIR
@@ -46,8 +45,7 @@ class Ran:
 def run_make(target: str, variables: dict[str, str], build: Path, timeout: float = 900) -> Ran:
     """`make <target> VAR=value ...` in the checkout, its build products in `build`. The venv is
     this interpreter's and is not reinstalled (-o), whatever pyproject.toml's time stamp says."""
-    env = {name: value for name, value in os.environ.items() if name not in MAKE_VARIABLES}
-    env["ROOFLINE_BUILD"] = str(build)
+    env = command_env(ROOFLINE_BUILD=str(build))
     command = ["make", "-s", "--no-print-directory", "-o", ".venv/.installed", f"VPY={sys.executable}", target,
                *(f"{name}={value}" for name, value in variables.items())]
     run = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, env=env, timeout=timeout)

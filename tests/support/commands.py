@@ -10,7 +10,9 @@ import subprocess
 from roofline_core.paths import REPO_ROOT
 
 MAKEFILE = REPO_ROOT / "Makefile"
-MAKE_VARIABLES = {*re.findall(r"^(\w+)\s*\?=", MAKEFILE.read_text(), re.M), "SWEEP",
+# Every variable the Makefile reads: one given to `make test` (ARGS=..., SEED=...) is in the
+# environment of what the tests run, and a printed line's make would read it too.
+MAKE_VARIABLES = {*re.findall(r"\$\(([A-Z][A-Z0-9_]*)\)", MAKEFILE.read_text()), "SWEEP",
                   "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "ROOFLINE_RTL"}
 
 

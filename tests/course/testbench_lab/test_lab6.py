@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from commands import command_env
 from places import TESTBENCHES_DIR
 from real_grading import needs_sandbox
 from skip_policy import SANDBOX_REASON
@@ -508,7 +509,7 @@ def test_make_check_works_in_the_student_copy(tmp_path: Path) -> None:
         (copy / ".venv" / part).symlink_to(REPO_ROOT / ".venv" / part)
     (copy / ".venv" / ".installed").touch()
     python_path = os.pathsep.join(str(copy / part) for part in ("model", "core", "tb", "course", "flows", "cli"))
-    env = {**os.environ, "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
+    env = {**command_env(), "PYTHONPATH": python_path, "ROOFLINE_BUILD": str(tmp_path / "build")}
     scores = {}
     for testbench in ("labs/lab6/starter", str(TESTBENCHES / "weak")):
         run_ = subprocess.run(["make", "-s", "check", "LAB=6", f"TB={testbench}"], cwd=copy, capture_output=True, text=True,
