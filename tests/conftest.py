@@ -60,15 +60,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
                 f"CPU: {os.cpu_count()} CPU(s) {100 * busy / (busy + idle):.0f}% busy during the run "
                 f"({busy:.1f} s busy, {idle:.1f} s idle, the whole machine)")
     try:
-        builds = [json.loads(line) for line in BUILD_TIMES.read_text().splitlines() if line.strip()]
+        entries = [json.loads(line) for line in BUILD_TIMES.read_text().splitlines() if line.strip()]
     except OSError:
         return
+    builds = [entry for entry in entries if "s" in entry]
+    waits = [entry["wait"] for entry in entries if entry.get("wait", 0) >= 0.05]
     total = sum(step["s"] for step in builds)
     tested = sum(_timed.values())
     runs, designs = len({step["run"] for step in builds}), len({step["folder"] for step in builds})
     terminalreporter.write_line(
         f"simulator builds: {runs} builds of {designs} designs took {total:.0f} s of the {tested:.0f} s the tests "
-        f"took ({100 * total / tested if tested else 0:.0f}%)")
+        f"took ({100 * total / tested if tested else 0:.0f}%); {len(waits)} runs waited {sum(waits):.0f} s "
+        f"for another run of their build folder")
 
 
 def known_durations() -> dict[str, float]:

@@ -168,7 +168,9 @@ def run_build(build: Build, *, waves: bool = False, testcase: str | None = None,
     (two tests, or two terminals, on one design) take turns: each compiles and reads its own results."""
     build.folder.mkdir(parents=True, exist_ok=True)
     with (build.folder / ".lock").open("w") as lock:
+        asked = time.monotonic()
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _record_time({"folder": f"{build.sim}/{build.folder.name}", "wait": round(time.monotonic() - asked, 3)})
         return _run_build(build, waves=waves, testcase=testcase, quiet=quiet, log_stream=log_stream,
                           log_limit=log_limit, results_name=results_name)
 
@@ -260,11 +262,17 @@ def _time_builds(simulator: Icarus | Verilator, build: Build) -> None:
             execute([command])
             if index < len(commands) - 1 or simulator.compile_only:
                 seconds = round(time.monotonic() - started, 3)
-                line = json.dumps({"run": run, "folder": f"{build.sim}/{build.folder.name}", "s": seconds})
-                with open(record, "a") as log:  # one short append: whole lines from concurrent workers
-                    log.write(line + "\n")
+                _record_time({"run": run, "folder": f"{build.sim}/{build.folder.name}", "s": seconds})
 
     simulator.execute = timed
+
+
+def _record_time(entry: dict[str, Any]) -> None:
+    """One line of the build-times record, when one is kept (a build step's seconds, or a lock's wait)."""
+    record = os.environ.get(BUILD_TIMES_VARIABLE)
+    if record:
+        with open(record, "a") as log:  # one short append: whole lines from concurrent workers
+            log.write(json.dumps(entry) + "\n")
 
 
 def _read_results(results_xml: Path, work: Path, waves: bool) -> BenchResult:
