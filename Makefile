@@ -144,7 +144,7 @@ sim: prereqs $(if $(filter verilator,$(SIM)),prereqs-verilator) $(STAMP)
 # make test: the everyday tier (tests not marked full); with RTL=, every test that exercises the
 # given RTL, in both tiers. make test-all: every test, the full tier included (CI runs it).
 PYTEST = ROOFLINE_RTL="$(or $(RTL),$(ROOFLINE_RTL))" $(if $(SEED),ROOFLINE_SEED=$(SEED)) \
-	  $(VPY) -m pytest -n $(or $(JOBS),auto) --durations=10
+	  $(VPY) -m pytest -n $(or $(JOBS),auto) --dist worksteal --durations=10
 TEST_SELECTION = $(if $(or $(RTL),$(ROOFLINE_RTL)),-m rtl,-m "not full")
 
 test: prereqs prereqs-verilator $(STAMP)
