@@ -6,6 +6,12 @@ VENV    := .venv
 VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
+# Python caches what it compiles (__pycache__, ignored by git), whatever the shell says: with
+# PYTHONDONTWRITEBYTECODE set, every simulator's cocotb and every test worker compiled the project
+# again, and pytest rewrote every test's asserts (collection 9.9 s against 2.2 s cached). The grading
+# sandbox sets it again inside, for the student's code (roofline_course.sandbox.mounts).
+export PYTHONDONTWRITEBYTECODE :=
+
 # Every knob is empty unless you give it: each command holds its own defaults (`make help`; the contract's
 # in model/roofline_golden/defaults.py, the harness's in core/roofline_core/config.py), and Make passes a
 # value only when one is given.
