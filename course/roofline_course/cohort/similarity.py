@@ -1,7 +1,7 @@
 """Which submissions look alike: copydetect's winnowed fingerprints over the files the grader staged.
 
 Only the staged copy is read (<report folder>/submission: what `make grade` unpacked and
-copied, zips included, regular Verilog files only (a testbench lab's: Python), no links
+copied, zips included, regular Verilog files only, `include files too (a testbench lab's: Python), no links
 followed), never the student's folder itself. The lab's starter counts as boilerplate, so shared
 starter code does not make two submissions alike. Every graded submission is compared with every
 other; a submission that cannot be compared is listed with the reason.
@@ -24,10 +24,10 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from roofline_course.intake.submission import HDL_SUFFIXES
+from roofline_course.intake.submission import HDL_SUFFIXES, INCLUDE_SUFFIXES
 
 STAGED = "submission"  # where `make grade` stages a submission inside its report folder
-COMPARED = (*HDL_SUFFIXES, ".py")  # a design's Verilog; a testbench lab's (lab 6) Python
+COMPARED = (*HDL_SUFFIXES, *INCLUDE_SUFFIXES, ".py")  # a design's Verilog, its `include files too; lab 6's Python
 MAX_SUBMISSION_BYTES = 1 << 20
 FINGERPRINT_S = 10.0  # one submission's tokenising; a typical lab design takes well under a second
 FLOOR = 0.5  # pairs sharing less than this share of their tokens are not listed
@@ -132,23 +132,25 @@ def fingerprints(texts: dict[str, str], boilerplate: list[Any], language: str, b
         child = context.Process(target=_fingerprint_each, args=(sender, todo, boilerplate, language), daemon=True)
         child.start()
         sender.close()
-        while todo:
-            key = todo.pop(0)[0]
-            try:
-                message: Message | None = receiver.recv() if receiver.poll(budget_s) else None
-            except (EOFError, OSError):  # the child died on this text
-                left_out.append((key, "could not be tokenised (the tokeniser stopped)"))
-                break
-            if message is None:
-                left_out.append((key, f"tokenising its files took longer than {budget_s:g} s: not compared"))
-                break
-            if message[1] is None:
-                left_out.append((key, message[2]))
-            else:
-                prints[key] = message[1]
-        child.kill()
-        child.join()
-        receiver.close()
+        try:
+            while todo:
+                key = todo.pop(0)[0]
+                try:
+                    message: Message | None = receiver.recv() if receiver.poll(budget_s) else None
+                except (EOFError, OSError):  # the child died on this text
+                    left_out.append((key, "could not be tokenised (the tokeniser stopped)"))
+                    break
+                if message is None:
+                    left_out.append((key, f"tokenising its files took longer than {budget_s:g} s: not compared"))
+                    break
+                if message[1] is None:
+                    left_out.append((key, message[2]))
+                else:
+                    prints[key] = message[1]
+        finally:  # whatever happened here, no child outlives the call
+            child.kill()
+            child.join()
+            receiver.close()
     return prints, left_out
 
 
