@@ -51,7 +51,8 @@ TOGETHER = (pyslang.syntax.SyntaxKind.IntegerVectorExpression, pyslang.syntax.Sy
 FOREIGN = "an `include of a file that is not one of yours"
 REFERENCE = re.compile(re.escape(NAME) + r":(\d+)(?::\d+)?")  # found by its name: linear in any text
 PATH_CHARACTER = re.compile(r"[^\s:'\"()]")
-MAX_FOLDER = 4096  # how far back a folder before canonical.sv is looked for
+MAX_FOLDER = 4096  # how far back a folder before canonical.sv is looked for: PATH_MAX
+NOWHERE = ("", 0)  # no word's place: a student's line is never 0
 
 
 class NotPrintable(ValueError):
@@ -184,8 +185,10 @@ def write(tree: pyslang.syntax.SyntaxTree, is_own: Callable[[str], bool]) -> Can
         if not printed:
             continue
         place = places.of(printed[0].location)
-        if not is_own(place[0]):
-            site = include_site(tree.sourceManager, printed[0].location, places)
+        # every token of the group: a sized number may begin in the student's file and end in an included one
+        foreign = next((token for token in printed if not is_own(places.of(token.location)[0])), None)
+        if foreign is not None:
+            site = include_site(tree.sourceManager, foreign.location, places)
             raise NotPrintable(f"{Path(site[0]).name}:{site[1]}: {FOREIGN}" if site else FOREIGN)
         text = "".join(_printed(token, places) for token in printed)  # 8'hff (size, base and digits) and .* together
         after_cast = bool(words) and words[-1].text == "'"
@@ -214,12 +217,10 @@ def include_site(manager: pyslang.SourceManager, location: pyslang.SourceLocatio
                  ) -> tuple[str, int] | None:
     """The (file, line) that included a foreign file, the outermost include of it; None if none."""
     buffer = manager.getFullyExpandedLoc(location).buffer
-    site = None
-    for _ in range(100):  # pyslang stops includes far sooner
-        included = manager.getIncludedFrom(buffer)
-        if not included.buffer or included.buffer == buffer:
-            break
+    site, seen = None, {buffer.id}
+    while (included := manager.getIncludedFrom(buffer)).buffer and included.buffer.id not in seen:
         site, buffer = included, included.buffer
+        seen.add(buffer.id)
     return places.of(site) if site is not None else None
 
 
@@ -254,13 +255,10 @@ def _layout(words: list[Word]) -> Canonical:
     lines: list[tuple[list[str], tuple[str, int]]] = []
     for word in words:
         if word.alone:
-            lines.append(([word.text], word.place))
-            lines.append(([], word.place))
+            lines += [([word.text], word.place), ([], NOWHERE)]  # an empty line no word's place joins
         elif word.glued and lines and lines[-1][0]:
             lines[-1][0][-1] += word.text
-        elif lines and (not lines[-1][0] or lines[-1][1] == word.place):
-            if not lines[-1][0]:
-                lines[-1] = ([], word.place)
+        elif lines and lines[-1][1] == word.place:
             lines[-1][0].append(word.text)
         else:
             lines.append(([word.text], word.place))

@@ -5,12 +5,15 @@ is refused with its file and line."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from pathlib import Path
 
 import pyslang
 import pytest
 
+from roofline_core.paths import REPO_ROOT
 from roofline_course.intake import canonical
 
 HEAD = "module m (input logic [3:0] a, output logic [3:0] y);\n"
@@ -194,3 +197,121 @@ def test_mapping_a_message_back_is_linear_in_its_length() -> None:
     long_word = "a/" * (1 << 20)
     assert design.to_source(long_word + f"{canonical.NAME}:1: error") == long_word[:-canonical.MAX_FOLDER] + "top.sv:7: error"
     assert design.to_source(long_word) == long_word
+
+
+# ---------------------------------------------------------------- the map back, at its edges
+
+MAPPED = canonical.Canonical("module m ;\nwire w ;\nendmodule\n", [("top.sv", 4), ("sub/part.sv", 7), ("top.sv", 9)])
+
+
+@pytest.mark.parametrize(("line", "source", "place"), [(0, None, "?"), (1, ("top.sv", 4), "top.sv:4"),
+                                                       (3, ("top.sv", 9), "top.sv:9"), (4, None, "?"), (-1, None, "?")])
+def test_a_canonical_line_maps_to_its_students_line_and_one_outside_the_design_to_nothing(
+        line: int, source: tuple[str, int] | None, place: str) -> None:
+    assert MAPPED.source_of(line) == source
+    assert MAPPED.place(line) == place
+
+
+@pytest.mark.parametrize(("message", "mapped"), [
+    # the folder the tool named it by goes, back to the character that cannot be in a path
+    (f"at /run/abc/{canonical.NAME}:2:17: oops", "at sub/part.sv:7: oops"),
+    (f"'/ab/{canonical.NAME}:1' and (x/{canonical.NAME}:3)", "'top.sv:4' and (top.sv:9)"),
+    # a name that only ends in it keeps what is before it; one at the very start has nothing before it
+    (f"foo_{canonical.NAME}:2: x", "foo_sub/part.sv:7: x"),
+    (f"{canonical.NAME}:3: x", "top.sv:9: x"),
+    # a line outside the design is left as the tool wrote it, and the references after it still map
+    (f"/a/{canonical.NAME}:9: far; /b/{canonical.NAME}:1: near", f"/a/{canonical.NAME}:9: far; top.sv:4: near"),
+    # a folder is looked for only after the reference before it
+    (f"/x/{canonical.NAME}:1/{canonical.NAME}:2", "top.sv:4sub/part.sv:7"),
+])
+def test_a_tools_message_names_the_students_files_and_lines(message: str, mapped: str) -> None:
+    assert MAPPED.to_source(message) == mapped
+    assert MAPPED.to_source(message, "/submission/") == mapped.replace("top.sv", "/submission/top.sv").replace(
+        "sub/part.sv", "/submission/sub/part.sv")
+
+
+def test_a_folder_as_long_as_the_system_allows_goes_whole() -> None:
+    """PATH_MAX: the longest path a tool can have named the design by, and no further back."""
+    longest = os.pathconf("/", "PC_PATH_MAX")
+    folder = "/" + "d/" * ((longest - 1) // 2)
+    folder += "e" * (longest - len(folder) - 1) + "/"
+    assert len(folder) == longest
+    assert MAPPED.to_source(f"x {folder}{canonical.NAME}:1") == "x top.sv:4"
+    assert MAPPED.to_source(f"xy{folder}{canonical.NAME}:1") == "xytop.sv:4"  # no further back than that
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_the_design_is_written_into_its_folder_new_or_not_and_the_map_beside_it(exists: bool, tmp_path: Path) -> None:
+    folder = tmp_path / "deep" / "design"
+    if exists:
+        folder.mkdir(parents=True)
+    path = MAPPED.write(folder)
+    assert path == folder / canonical.NAME and path.read_text() == MAPPED.text
+    assert [p.name for p in folder.iterdir()] == [canonical.NAME]
+    assert json.loads((tmp_path / "deep" / canonical.MAP_NAME).read_text()) == [["top.sv", 4], ["sub/part.sv", 7],
+                                                                                ["top.sv", 9]]
+
+
+def test_the_cap_the_threat_model_states_is_the_codes() -> None:
+    text = " ".join((REPO_ROOT / "docs" / "threat-model.md").read_text().split())
+    assert f"is at most {canonical.MAX_BYTES >> 20} MiB (`canonical.MAX_BYTES`)" in text
+    assert canonical.MAX_BYTES % (1 << 20) == 0
+
+
+def test_a_sized_number_over_two_lines_is_placed_where_it_begins(tmp_path: Path) -> None:
+    design = written(tmp_path, {"m.sv": HEAD + "wire [3:0] w = 4\n  'd1;\n" + TAIL})
+    assert design.text.splitlines()[1:3] == ["wire [ 3 : 0 ] w = 4'd1", ";"]
+    assert design.lines[1:3] == [(str(tmp_path / "m.sv"), 2), (str(tmp_path / "m.sv"), 3)]
+
+
+def test_a_sized_number_that_ends_in_a_file_not_the_students_is_refused_at_the_include(tmp_path: Path) -> None:
+    (tmp_path / "outside.svh").write_text("'d1")
+    (tmp_path / "student").mkdir()
+    text = HEAD + f'wire [3:0] w = 4\n`include "{tmp_path / "outside.svh"}"\n;\n' + TAIL
+    tree = tree_of(tmp_path / "student", {"m.sv": text})
+    with pytest.raises(canonical.NotPrintable, match=r"m\.sv:3: an `include of a file that is not one of yours"):
+        canonical.write(tree, lambda name: Path(name).resolve().is_relative_to((tmp_path / "student").resolve()))
+
+
+def test_a_deep_chain_of_foreign_includes_is_refused_at_the_students_own_include(tmp_path: Path) -> None:
+    """However deep the chain (pyslang allows 1024), the message names the student's line, never a foreign file's."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    depth = 150
+    for level in range(depth):
+        (outside / f"f{level}.svh").write_text(f'`include "f{level + 1}.svh"\n' if level + 1 < depth else "wire deep;\n")
+    (tmp_path / "student").mkdir()
+    tree = tree_of(tmp_path / "student", {"m.sv": HEAD + f'`include "{outside / "f0.svh"}"\n' + TAIL}, ("../outside",))
+    with pytest.raises(canonical.NotPrintable, match=r"^m\.sv:2: an `include of a file that is not one of yours$"):
+        canonical.write(tree, lambda name: Path(name).resolve().is_relative_to((tmp_path / "student").resolve()))
+
+
+@pytest.mark.parametrize("before", ["", "// a comment\n", "/* a block */ ", "   "])
+def test_a_kept_directive_after_other_trivia_is_kept_on_a_line_of_its_own(before: str, tmp_path: Path) -> None:
+    text = "module first; endmodule " + before + "`default_nettype none\n" + HEAD + TAIL
+    lines = written(tmp_path, {"m.sv": text}).text.splitlines()
+    assert lines[:2] == ["module first ; endmodule", "`default_nettype none"] and lines[2].startswith("module m (")
+
+
+@pytest.mark.parametrize("before", ["", "// a comment\n", "  "])
+def test_a_refused_directive_after_other_trivia_is_refused(before: str, tmp_path: Path) -> None:
+    with pytest.raises(canonical.NotPrintable, match=r"m\.sv:\d: `unconnected_drive"):
+        written(tmp_path, {"m.sv": HEAD + before + "`unconnected_drive pull1\n`nounconnected_drive\n" + TAIL})
+
+
+def test_every_printable_character_is_written_as_itself_and_the_first_line_takes_a_cast(tmp_path: Path) -> None:
+    """The edges of printable ASCII (space and ~) in a string and as an operator; a cast on the design's first line."""
+    text = "module m #(parameter int P = int'(3)) (input logic [3:0] a, output logic [3:0] y);\n" \
+           "  initial $display(\" ~!\");\n  assign y = ~a;\nendmodule\n"
+    assert written(tmp_path, {"m.sv": text}).text == (
+        "module m # ( parameter int P = int'( 3 ) ) ( input logic [ 3 : 0 ] a , output logic [ 3 : 0 ] y ) ;\n"
+        "initial $display ( \" ~!\" ) ;\n"
+        "assign y = ~ a ;\n"
+        "endmodule\n")
+
+
+def test_a_refused_name_is_quoted_to_its_first_40_characters(tmp_path: Path) -> None:
+    name = "\\" + "a+" * 30
+    with pytest.raises(canonical.NotPrintable, match="the escaped identifier") as refused:
+        written(tmp_path, {"m.sv": HEAD + f"wire {name} ;\n" + TAIL})
+    assert f"identifier {name[:40]}: " in str(refused.value)
