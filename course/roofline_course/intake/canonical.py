@@ -281,8 +281,8 @@ def check_round_trip(canonical: Canonical, checked: pyslang.syntax.SyntaxTree) -
     manager = tree.sourceManager
 
     def where(location: pyslang.SourceLocation) -> str:
-        place = canonical.source_of(manager.getLineNumber(location)) or ("?", 0)
-        return f"{Path(place[0]).name}:{place[1]}"
+        place = canonical.source_of(manager.getLineNumber(location))
+        return f"{Path(place[0]).name}:{place[1]}" if place else "?"
 
     for token in all_tokens(tree.root):
         for trivia in token.trivia:

@@ -315,3 +315,54 @@ def test_a_refused_name_is_quoted_to_its_first_40_characters(tmp_path: Path) -> 
     with pytest.raises(canonical.NotPrintable, match="the escaped identifier") as refused:
         written(tmp_path, {"m.sv": HEAD + f"wire {name} ;\n" + TAIL})
     assert f"identifier {name[:40]}: " in str(refused.value)
+
+
+def test_a_design_past_the_cap_is_refused_saying_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(canonical, "MAX_BYTES", 1 << 20)
+    body = f'localparam string S = "{"s" * (1 << 20)}";\n'  # one long token: the writer's cost is per token
+    with pytest.raises(canonical.NotPrintable, match=r"^the design expands to more than 1 MiB of code \(a macro that grows\?\)$"):
+        written(tmp_path, {"m.sv": HEAD + body + TAIL})
+
+
+# ---------------------------------------------------------------- the round trip names where it broke
+
+ROUND = HEAD + "wire [3:0] w = a;\n" + TAIL  # canonical lines 1-4 from m.sv lines 1-4
+
+
+def round_trip(tmp_path: Path, text: str, mapped: bool = True) -> str:
+    tree = tree_of(tmp_path, {"m.sv": ROUND})
+    design = canonical.write(tree, lambda name: True)
+    with pytest.raises(canonical.NotPrintable) as refused:
+        canonical.check_round_trip(canonical.Canonical(text(design.text) if callable(text) else text,
+                                                       design.lines if mapped else []), tree)
+    return str(refused.value)
+
+
+@pytest.mark.parametrize(("change", "line"), [
+    (lambda text: text.replace("w = a", "w = y"), 2),  # a token that differs: its own line
+    (lambda text: text.replace("assign y = a ;", "assign y = a ; wire extra ;"), 3),  # one more: the first extra
+    (lambda text: text.replace("endmodule", ""), 3),  # one fewer at the end: the last token written
+    (lambda text: text + "wire\n", 4),  # one more at the end: the last token both have
+])
+def test_a_round_trip_that_reads_back_other_tokens_names_the_first_difference(change: object, line: int,
+                                                                               tmp_path: Path) -> None:
+    assert round_trip(tmp_path, change).startswith(f"m.sv:{line}: the design cannot be written out as plain tokens that "
+                                                   "read back the same")
+
+
+def test_a_difference_outside_the_map_is_placed_nowhere(tmp_path: Path) -> None:
+    assert round_trip(tmp_path, lambda text: text.replace("w = a", "w = y"), mapped=False).startswith("?: the design")
+    assert round_trip(tmp_path, "").startswith("?: the design cannot be written out as plain tokens that read back")
+
+
+def test_a_directive_the_normal_form_does_not_keep_fails_the_round_trip(tmp_path: Path) -> None:
+    message = round_trip(tmp_path, lambda text: text.replace("wire [", "`define X 1\nwire ["))
+    # named by the line of the token it is written before
+    assert message == "m.sv:3: the design cannot be written out as plain tokens (Directive in the text written)"
+
+
+def test_a_written_text_that_does_not_parse_names_its_first_error(tmp_path: Path) -> None:
+    tree = tree_of(tmp_path, {"m.sv": HEAD + "wire [3:0] w = a + ;\nwire [3:0] v = a - ;\n" + TAIL})
+    design = canonical.write(tree, lambda name: True)
+    with pytest.raises(canonical.NotPrintable, match=r"^m\.sv:2: the design written out as plain tokens does not parse$"):
+        canonical.check_round_trip(design, tree)
