@@ -88,23 +88,31 @@ def shown_name(submission: Submission, reported: str) -> tuple[str, Path | None]
 
 def summarize_compile_errors(output: str, submission: Submission) -> list[str]:
     """The first few errors as 'file:line: message'; a line is quoted only from the student's own files."""
-    errors = []
+    errors: list[str] = []
+    said: set[str] = set()  # each message once, however often the tool repeats it
+    quoted_at: set[str] = set()  # each line of the student's quoted once, under its first message
     for line in output.splitlines():
         if match := ERROR_LINE.match(line.strip()):
             name, staged = shown_name(submission, match["file"])
             where = f"{name}:{match['line']}"
-            quoted = "" if staged is None or any(e.startswith(where + ":") for e in errors) else _source_line(
-                staged, int(match["line"]))
-            errors.append(f"{where}: {match['what']}{quoted}")
+            message = f"{where}: {match['what']}"
+            if message in said:
+                continue
+            said.add(message)
+            quoted = "" if staged is None or where in quoted_at else _source_line(staged, int(match["line"]))
+            quoted_at.add(where)
+            errors.append(message + quoted)
     if not errors:
         lines = [line.strip() for line in output.splitlines() if line.strip()]
-        errors = [line.replace(str(INSIDE) + "/", "") for line in lines][:MAX_ERRORS] or ["(no message)"]
+        errors = [line.replace(str(INSIDE) + "/", "") for line in lines] or ["(no message)"]
     unique = list(dict.fromkeys(errors))
     extra = len(unique) - MAX_ERRORS
     return unique[:MAX_ERRORS] + ([f"... and {extra} more"] if extra > 0 else [])
 
 
 def _source_line(path: Path, number: int) -> str:
+    if number < 1:  # a tool's line 0 is no line of the file (and [-1] would quote its last)
+        return ""
     try:
         text = path.read_text(errors="replace").splitlines()[number - 1].strip()
     except (OSError, IndexError):
@@ -116,8 +124,8 @@ def _limit_problem(outcome: sandbox.Outcome, what: str, limits: sandbox.Limits) 
     if outcome.timed_out:
         return f"{what} did not finish within {limits.step_s:.0f} s (a runaway generate loop or a huge memory?)"
     killed = outcome.crashed or (outcome.returncode or 0) > 128  # a shell reports a signal as 128 + its number
-    if killed or outcome.output_truncated or "Cannot allocate memory" in outcome.stderr \
-            or "out of memory" in outcome.stderr.lower():
+    said = outcome.stderr.lower()
+    if killed or outcome.output_truncated or "cannot allocate memory" in said or "out of memory" in said:
         return (f"{what} ran out of its limits ({limits.memory_mib} MiB of memory, {limits.output_mib} MiB of "
                 "output): a very large memory, a huge generate loop, or a flood of messages?")
     return None
@@ -206,6 +214,7 @@ def port_check(top: str, built: Built, param_sets: list[ParamSet]) -> tuple[str,
     if missing:
         return "ports", [f"parameter {name} is missing: {top} must declare {', '.join(wanted)} (see the handout)"
                          for name in missing], []
+    first_widths: list[str] = []  # the first set's wrong widths: a later set may still miss a port or not elaborate
     for p in param_sets:
         module, error = _yosys_module(top, built, expected_parameters(top, p))
         if error.startswith(("LIMIT ", "FORBIDDEN ")):
@@ -215,9 +224,10 @@ def port_check(top: str, built: Built, param_sets: list[ParamSet]) -> tuple[str,
         missing, widths = _compare_ports(top, p, module["ports"])
         if missing:
             return "ports", missing, []  # one parameter set's worth is enough to act on
-        if widths:
-            return "ok", [], widths + ["the tests run anyway: the ports group, and the tests a wrong width breaks, "
-                                       "lose their marks"]
+        first_widths = first_widths or widths
+    if first_widths:
+        return "ok", [], first_widths + ["the tests run anyway: the ports group, and the tests a wrong width breaks, "
+                                         "lose their marks"]
     return "ok", [], []
 
 
