@@ -57,6 +57,7 @@ TOOL_NAMES = {"icarus": "Icarus", "verilator": "Verilator", "yosys": "Yosys (syn
 SIMULATORS = ("icarus", "verilator")
 MARKER = re.compile(r"^\s*`(line|file_push|file_pop)\b.*$", re.M)  # the tools' own location markers
 MAX_PROBLEMS = 8
+VERILATOR_SUMMARY = "%Error: Exiting due to"  # Verilator's count of its errors: no error of the student's
 VERILATOR_ERROR = re.compile(r"^%Error(?:-\w+)?: ([^\s:]+:\d+): (.*)$")
 
 
@@ -210,8 +211,7 @@ def allow_list(files: list[str], includes: list[str], tools: list[str], preproce
     first, *others = tools
     for other in others:
         if _stream(views[other]) != _stream(views[first]):
-            where = next((a.where + ": " for a, b in zip(views[first], views[other], strict=False)
-                          if (a.kind, a.text) != (b.kind, b.text)), "")
+            where = _where_they_differ(views[first], views[other])
             problems.append(f"{where}the design is not the same for {TOOL_NAMES[first]} and {TOOL_NAMES[other]} (code "
                             "under `ifdef SYNTHESIS, VERILATOR, COCOTB_SIM or another macro a tool defines): the grader "
                             "grades one design, so every tool must build the same one")
@@ -274,7 +274,8 @@ def verilator_parse(path: Path, design: canonical.Canonical) -> list[str]:
     trees = sorted(folder.glob("*.tree.json"))
     if run.returncode or not trees:
         errors = [VERILATOR_ERROR.sub(r"\1: error: \2", design.to_source(line))
-                  for line in (run.stderr + run.stdout).splitlines() if line.startswith("%Error")]
+                  for line in (run.stderr + run.stdout).splitlines()
+                  if line.startswith("%Error") and not line.startswith(VERILATOR_SUMMARY)]
         raise PreprocessorError("\n".join(errors[:MAX_PROBLEMS]) or "Verilator could not read the design")
     return verilator_problems(json.loads(trees[0].read_text()), design.place)
 
@@ -294,10 +295,24 @@ def _as_the_simulator_sees_it(tool: str, files: list[str], includes: list[str], 
             problems.append(f"{call.text}: {TOOL_NAMES[tool]} builds a call to it that the source shows only under a "
                             "macro that tool defines; a design may not call it")
     if not problems and _stream(tokens) != _stream(view):
-        where = next((a.where + ": " for a, b in zip(view, tokens, strict=False) if (a.kind, a.text) != (b.kind, b.text)), "")
+        where = _where_they_differ(view, tokens)
         problems.append(f"{where}{TOOL_NAMES[tool]} preprocesses the design otherwise than the grader reads it "
                         "(a macro that only it defines?): write the design without tool-specific macros")
     return problems
+
+
+def _where_they_differ(located: list[Token], other: list[Token]) -> str:
+    """"file:line: " of the first token where two token streams differ: a token of `located` that
+    differs, or its first one past the end of `other`; when `other` only goes on longer, its first
+    extra token's place if it has one (else the last token of `located`, after which it goes on)."""
+    for a, b in zip(located, other, strict=False):
+        if (a.kind, a.text) != (b.kind, b.text):
+            return a.where + ": "
+    if len(located) > len(other):
+        return located[len(other)].where + ": "
+    place = other[len(located)].where if len(other) > len(located) else ""
+    place = place or (located[-1].where if located else "")
+    return place + ": " if place else ""
 
 
 def _stream(tokens: list[Token]) -> list[tuple[str, str]]:

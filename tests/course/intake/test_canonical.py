@@ -339,6 +339,7 @@ def round_trip(tmp_path: Path, text: str, mapped: bool = True) -> str:
 
 
 @pytest.mark.parametrize(("change", "line"), [
+    (lambda text: text.replace("module", "macromodule", 1), 1),  # the very first token differs
     (lambda text: text.replace("w = a", "w = y"), 2),  # a token that differs: its own line
     (lambda text: text.replace("assign y = a ;", "assign y = a ; wire extra ;"), 3),  # one more: the first extra
     (lambda text: text.replace("endmodule", ""), 3),  # one fewer at the end: the last token written
@@ -366,3 +367,9 @@ def test_a_written_text_that_does_not_parse_names_its_first_error(tmp_path: Path
     design = canonical.write(tree, lambda name: True)
     with pytest.raises(canonical.NotPrintable, match=r"^m\.sv:2: the design written out as plain tokens does not parse$"):
         canonical.check_round_trip(design, tree)
+
+
+def test_a_kept_directive_after_code_left_out_by_an_ifdef_is_kept(tmp_path: Path) -> None:
+    """The text an `ifdef leaves out is trivia of the next token, before the directives after it."""
+    text = "`ifdef NEVER_DEFINED\nwire x;\n`endif\n`default_nettype none\n" + HEAD + TAIL
+    assert written(tmp_path, {"m.sv": text}).text.splitlines()[0] == "`default_nettype none"
