@@ -6,6 +6,7 @@ real pictures of real replays."""
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
@@ -152,9 +153,15 @@ def test_a_picture_is_saved_as_svg_and_a_100_dpi_png_of_64_colours(tmp_path: Pat
     axes = figure.add_axes((0, 0, 1, 1))
     axes.imshow([[row * 200 + column for column in range(200)] for row in range(100)], aspect="auto", cmap="hsv")
     axes.set_axis_off()
-    base = tmp_path / "deep" / "picture"
+    base = tmp_path / "groups" / "g" / "pictures" / "picture"  # a folder not made yet, three deep
     pictures.save(figure, base)
+    pictures.save(figure, base.with_name("another"))  # a second picture of the group, in the same folder
+    assert sorted(path.name for path in base.parent.iterdir()) == ["another.png", "another.svg", "picture.png",
+                                                                   "picture.svg"]
     assert base.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
     with Image.open(base.with_suffix(".png")) as png:
         assert png.size == (400, 200)
         assert len(png.convert("RGB").getcolors(1 << 16) or []) == 64  # a rainbow of thousands, cut to 64
+        smallest = io.BytesIO()
+        png.save(smallest, format="PNG", optimize=True)
+    assert base.with_suffix(".png").stat().st_size == len(smallest.getvalue())  # written as small as PNG makes it
