@@ -32,7 +32,7 @@ from roofline_bench.tape import MAX_LINE, MAX_WIDTH, Entry, Reply, Tape, TapeEnd
 from roofline_core.config import BenchConfig
 from roofline_core.contract import CLOCK_PORT, MODULES
 
-BITS = frozenset("01xzXZuUwW-")  # what a 4-state (or 9-state) simulator prints for one bit
+BITS = frozenset("01xzXZuUwWlLhH-")  # what a 4-state (or 9-state) simulator prints for one bit
 
 
 class ProtocolError(Exception):
@@ -65,6 +65,15 @@ class Channel:
         self.pending: list[dict[str, Any]] = []
         self.buffer = b""
         self.notes: list[str] = []
+        # A sandbox that stops reading must not hold the grader: writes wait only as long as reads do.
+        os.set_blocking(self.commands, False)
+
+    def _wait(self) -> float:
+        """How long the next answer (or the room to send a question) is waited for."""
+        wait = self.deadline - time.monotonic()
+        if self.begun and self.stall_s is not None:
+            wait = min(wait, self.stall_s)
+        return max(0.0, wait)
 
     def _closed(self, stalled: bool = False) -> ChannelClosed:
         self.closed, self.stalled = True, self.stalled or stalled
@@ -78,11 +87,16 @@ class Channel:
         if self.closed:
             raise self._closed()
         data, self.pending = json.dumps(self.pending, separators=(",", ":")).encode() + b"\n", []
-        try:
-            while data:
+        while data:
+            _, room, _ = select.select([], [self.commands], [], self._wait())
+            if not room:  # the sandbox stopped reading: as an answer that did not come
+                raise self._closed(stalled=self.begun and time.monotonic() < self.deadline)
+            try:
                 data = data[os.write(self.commands, data):]
-        except OSError:  # the sandbox is gone (a broken pipe)
-            raise self._closed() from None
+            except BlockingIOError:  # less room than select saw: wait again
+                continue
+            except OSError:  # the sandbox is gone (a broken pipe)
+                raise self._closed() from None
 
     def ask(self, document: dict[str, Any], fields: Iterable[str]) -> dict[str, Any]:
         """Send `document` (and whatever is pending) and return its answer, which must hold exactly
@@ -91,7 +105,8 @@ class Channel:
         self.flush()
         answer = self._next_line()
         expected = {"n", *fields}
-        if not isinstance(answer, dict) or set(answer) != expected or answer["n"] != self.asked:
+        if not isinstance(answer, dict) or set(answer) != expected or type(answer["n"]) is not int \
+                or answer["n"] != self.asked:
             raise ProtocolError(f"answer {self.asked} was not what was asked: {str(answer)[:80]}")
         self.asked += 1
         self.begun = True
@@ -101,11 +116,7 @@ class Channel:
         while b"\n" not in self.buffer:
             if len(self.buffer) > MAX_LINE:
                 raise ProtocolError("an answer longer than any answer can be")
-            now = time.monotonic()
-            wait = self.deadline - now
-            if self.begun and self.stall_s is not None:
-                wait = min(wait, self.stall_s)
-            ready, _, _ = select.select([self.answers], [], [], max(0.0, wait))
+            ready, _, _ = select.select([self.answers], [], [], self._wait())
             if not ready:
                 if self.buffer:  # the puppet writes each answer whole: a fragment left is someone else's
                     raise ProtocolError("an answer cut short")
@@ -117,6 +128,8 @@ class Channel:
                 raise self._closed()
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
+        if len(line) > MAX_LINE:  # however the line came in reads
+            raise ProtocolError("an answer longer than any answer can be")
         try:
             document = json.loads(line)
         except (ValueError, RecursionError):
