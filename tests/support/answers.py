@@ -15,6 +15,7 @@ parse is listed, and when it is named as a lab's module it is kept, to be graded
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,7 +219,9 @@ def submissions(lab: Lab, candidate: Candidate, folder: Path) -> list[Path]:
     for how, text in (("wrapped", wrap(lab, candidate)), ("piped", wrap_in_a_pipe(lab, candidate))):
         if text is None:
             continue
-        target = folder / f"lab{lab.number}-{how}-{candidate.name}"
+        # one file may hold several modules of one name (a test's Verilog texts): each its own folder
+        text_id = hashlib.sha256(candidate.text.encode()).hexdigest()[:10]
+        target = folder / f"lab{lab.number}-{how}-{candidate.name}-{text_id}"
         target.mkdir(parents=True)
         (target / f"answer_{candidate.name}.sv").write_text(candidate.text)
         if text:
