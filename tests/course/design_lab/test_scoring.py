@@ -4,8 +4,11 @@ the rule's own arithmetic."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from roofline_core.scoreboard import Verdict
 from roofline_course.design_lab import scoring
 from roofline_course.labs.definitions import available, load_lab
 
@@ -37,3 +40,33 @@ def test_the_example_is_the_rules_own_arithmetic() -> None:
     text = scoring.handout_text(load_lab(1))
     assert "9 of 10 passed earns 24.0, 5 of 10 earns 0.0" in text
     assert "share of its tests that pass" not in text
+
+
+@pytest.mark.parametrize("scoring_method", ["proportional", "all-or-nothing"])
+def test_a_group_whose_tests_gave_no_verdict_earns_nothing(scoring_method: str) -> None:
+    """No verdict is nothing checked: it must never count as a full (or any) score."""
+    lab = load_lab(DESIGN_LABS[0])
+    group = replace(lab.groups[0], scoring=scoring_method)
+    assert scoring.earned(lab, group, []) == 0.0
+    passing = Verdict("t", 10, (), 10, ())  # the control: one test that passed earns the whole group
+    assert scoring.earned(lab, group, [passing]) == 1.0
+
+
+@pytest.mark.parametrize(("times", "words"), [(1, "(1 time)"), (2, "(2 times)"), (3, "(3 times)")])
+def test_the_rule_line_counts_each_broken_event_in_words(times: int, words: str) -> None:
+    lab = next(load_lab(n) for n in DESIGN_LABS if load_lab(n).events)
+    kind = lab.events[0]
+    broke = Verdict("t", 10, ("cycle 3",), 10, (), events=("cycle 3",), kinds=((kind, times),))
+    line = scoring.rule_line(lab, broke)
+    assert f"it broke {scoring.EVENT_WORDS[kind]} {words}:" in line
+    assert "earns nothing" in line
+    assert scoring.rule_line(lab, Verdict("t", 10, (), 10, ())) == ""  # nothing broken: no rule line
+
+
+def test_the_events_sentence_never_splits_a_hyphenated_word_across_lines() -> None:
+    """With the reset and the pulse, in that order, the wrap falls inside "one-cycle": a handout
+    line must not end on "one-" (the sentence is read in a terminal and in Markdown alike)."""
+    lab = replace(load_lab(DESIGN_LABS[0]), events=("reset", "pulse"))
+    lines = scoring.handout_text(lab).splitlines()
+    assert not [line for line in lines if line.endswith("-")], lines
+    assert "one-cycle" in scoring.handout_text(lab)
