@@ -17,6 +17,7 @@ from roofline_core.contract import ParamSet
 from roofline_core.paths import LABS_DIR
 from roofline_course.labs.definitions import load_lab
 from roofline_course.labs.designs import Design, resolve
+from roofline_course.testbench_lab import grade as tb_grade
 from roofline_course.testbench_lab import marks
 from roofline_course.testbench_lab.port_channel import Transcript
 from roofline_course.testbench_lab.run import RanTest, RunResult
@@ -267,3 +268,70 @@ def test_without_the_correct_design_among_the_alarms_the_first_alarms_log_is_sho
 def test_a_group_with_no_run_took_no_time() -> None:
     assert marks.score_bugs(BUGS_GROUP, [], marks.Gate(), []).seconds == 0.0
     assert marks.score_bugs(BUGS_GROUP, [], marks.Gate(problems=["x"]), []).seconds == 0.0
+
+
+# ---------------------------------------------------------------- grade.score: each group to its own rule
+
+GROUPS = {group.name: group for group in LAB.groups}
+HIDDEN_GROUP = next(g for g in LAB.groups if g.hidden)  # hidden bugs, 60 marks
+COVERAGE_GROUP = next(g for g in LAB.groups if g.kind == "coverage")
+
+
+def in_group(made: RunResult, group: str) -> RunResult:
+    return replace(made, group=group, group_hidden=GROUPS[group].hidden)
+
+
+def test_no_false_alarm_counts_only_the_visible_bugs_caught() -> None:
+    """The reference group's rule needs a visible bug caught: a catch among the hidden designs does not count
+    (before the due date it would tell the student a hidden design was caught)."""
+    correct = in_group(run(CORRECT), REFERENCE_GROUP.name)
+    lenient_visible = in_group(run(FAULTY, "pass", exposed=True), BUGS_GROUP.name)
+    caught_hidden = in_group(run(OTHER_FAULTY, "fail", exposed=True), HIDDEN_GROUP.name)
+    runs = [correct, lenient_visible, caught_hidden]
+    assert tb_grade.score(REFERENCE_GROUP, runs, marks.Gate()).score == 0.0
+    caught_visible = in_group(run(OTHER_FAULTY, "fail", exposed=True), BUGS_GROUP.name)
+    assert tb_grade.score(REFERENCE_GROUP, [*runs, caught_visible], marks.Gate()).score == REFERENCE_GROUP.weight
+
+
+def test_a_bugs_group_scores_only_its_own_runs() -> None:
+    """Example bugs (20 marks, visible): one of its two designs caught is 10 marks; a catch in another group adds nothing."""
+    own = [in_group(run(FAULTY, "fail", exposed=True), BUGS_GROUP.name),
+           in_group(run(OTHER_FAULTY, "pass", exposed=True), BUGS_GROUP.name)]
+    elsewhere = in_group(run(OTHER_FAULTY, "fail", exposed=True), HIDDEN_GROUP.name)
+    scored = tb_grade.score(BUGS_GROUP, [*own, elsewhere, in_group(run(CORRECT), REFERENCE_GROUP.name)], marks.Gate())
+    assert scored.score == pytest.approx(BUGS_GROUP.weight / 2)
+
+
+def test_a_hidden_group_behind_a_stopped_gate_is_not_run_and_scores_nothing() -> None:
+    caught = in_group(run(FAULTY, "fail", exposed=True), HIDDEN_GROUP.name)
+    stopped = marks.Gate(problems=["your testbench failed the correct design"])
+    scored = tb_grade.score(HIDDEN_GROUP, [caught], stopped)
+    assert (scored.score, scored.status, scored.detail) == (0.0, "not run", [marks.NOT_SCORED])
+    assert tb_grade.score(HIDDEN_GROUP, [caught], marks.Gate()).score == HIDDEN_GROUP.weight  # the control: gate open
+
+
+def test_coverage_is_shown_from_the_visible_runs_of_the_correct_design_alone() -> None:
+    bins = list(marks.expected_bins(marks.SHELL_TOP, 1))
+    visible = in_group(run(CORRECT), REFERENCE_GROUP.name)
+    visible.transcript.coverage.update({bins[0]: 3})
+    hidden = in_group(run(CORRECT), HIDDEN_GROUP.name)
+    hidden.transcript.coverage.update({name: 1 for name in bins})
+    scored = tb_grade.score(COVERAGE_GROUP, [visible, hidden], marks.Gate())
+    assert (scored.score, scored.status) == (0.0, "shown")
+    assert scored.detail[0].startswith(f"your vectors on the correct design reached 1 of the contract's {len(bins)} "
+                                       "functional bins (shown, not scored; hits over its 1 runs)")
+
+
+def test_the_plan_runs_every_design_of_every_group_once() -> None:
+    planned = tb_grade.plan(LAB, list(LAB.groups))
+    for group in LAB.groups:
+        ids = sorted(run.design.id for run in planned if run.group == group)
+        assert ids == sorted(group.designs), group.name  # the lab names each design by its id
+
+
+def test_a_visible_bugs_group_behind_a_stopped_gate_ran_and_shows_its_time() -> None:
+    """The visible runs all ran before the gate stopped: the group scores nothing but its runs' time is shown."""
+    ran = in_group(run(FAULTY, "fail", exposed=True, seconds=3.0), BUGS_GROUP.name)
+    stopped = marks.Gate(problems=["your testbench failed the correct design"])
+    scored = tb_grade.score(BUGS_GROUP, [ran], stopped)
+    assert (scored.score, scored.status, scored.detail, scored.seconds) == (0.0, "not run", [marks.NOT_SCORED], 3.0)
