@@ -96,7 +96,7 @@ help:
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
 	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed; ARGS=--all every"
-	@echo "                  module (ARGS=\"--modules <names> --budget <s> --write\"); docs/mutation.md"
+	@echo "                  module, ARGS=--stale those whose row is older than their code (ARGS=\"--modules <names> --budget <s> --write\"); docs/mutation.md"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"

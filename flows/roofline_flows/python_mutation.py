@@ -252,8 +252,10 @@ def mutated(path: Path, code: str) -> Iterator[None]:
 def run_tests(target: Target, work: Path, timeout: float) -> tuple[str, float, str]:
     """The target's tests in the copy `work`: ("passed" | "failed" | "timeout", seconds, the output's tail)."""
     # No xdist and no hypothesis plugin: a second or two less per mutant, and no test here needs them.
+    # The import mode is the project's (pyproject's addopts, dropped with the rest): two test files of one
+    # name (tests/course/test_grade.py, tests/course/design_lab/test_grade.py) collide under the default.
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-               "-p", "no:hypothesispytest", "-o", "addopts=", *target.tests]
+               "-p", "no:hypothesispytest", "-o", "addopts=", "--import-mode=importlib", *target.tests]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ROOFLINE_SEED": os.environ.get("ROOFLINE_SEED", "1"),
            "PYTHONPATH": os.pathsep.join(str(work / root) for root in PACKAGE_ROOTS), "ROOFLINE_BUILD": str(work / "build")}
     env.pop("ROOFLINE_TEST_ENV", None)  # a skip of a mutant's test run is not CI's skip policy
@@ -318,6 +320,34 @@ def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
         raise MutationError(f"cannot tell the files changed against {base} (git: {problem}); "
                             "give ARGS=--all or ARGS=\"--modules <names>\"") from None
     return [target for target in targets if target.path in changed or set(target.test_files) & changed]
+
+
+def stale_modules(targets: list[Target], root: Path = REPO_ROOT, doc: Path = DOC) -> list[Target]:
+    """The modules whose measured row is older than their code: no row in the docs' table, or a change
+    to the module or to one of its test files (committed or not) since the last commit that changed
+    its row. A change committed together with its row counts as measured."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    try:
+        rows = {m[1] for line in _inside(doc.read_text(), DOC_START, DOC_END, doc).splitlines()
+                if (m := re.match(r"\| `([^`]+)` \|", line))}
+        stale = []
+        for target in targets:
+            # Its row of results (git's -G reads an extended regular expression): a number after the
+            # name, where the table of what is mutated has words.
+            pattern = re.escape(f"| `{target.path}` | ") + "[0-9]"
+            written = git("log", "-1", "--format=%H", "-G", pattern, "--", str(doc.relative_to(root))).strip()
+            if target.path not in rows or not written:
+                stale.append(target)
+                continue
+            changed = set(git("diff", "--name-only", written).split())
+            changed |= set(git("ls-files", "--others", "--exclude-standard").split())
+            if target.path in changed or set(target.test_files) & changed:
+                stale.append(target)
+    except (OSError, subprocess.CalledProcessError) as problem:
+        raise MutationError(f"cannot tell which rows of {doc.name} are older than their modules (git: {problem})") from None
+    return stale
 
 
 def choose(targets: list[Target], names: list[str]) -> list[Target]:
@@ -391,6 +421,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--budget", type=float, default=1800, help="seconds before no new mutant starts")
     parser.add_argument("--all", action="store_true", help="every module of the table")
     parser.add_argument("--modules", default="", help="modules by path or name, comma or space separated")
+    parser.add_argument("--stale", action="store_true",
+                        help=f"the modules whose row in {DOC.relative_to(REPO_ROOT)} is older than their code or tests")
     parser.add_argument("--write", action="store_true", help=f"the table into {DOC.relative_to(REPO_ROOT)}")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     parser.add_argument("--verbose", action="store_true", help="a line per mutant")
@@ -405,12 +437,14 @@ def main(argv: list[str] | None = None) -> int:
         targets = load_table(args.table)
         equivalents = load_equivalents()
         names = [name for name in re.split(r"[,\s]+", args.modules) if name]
-        chosen = targets if args.all else choose(targets, names) if names else changed_modules(targets)
+        chosen = (targets if args.all else choose(targets, names) if names
+                  else stale_modules(targets) if args.stale else changed_modules(targets))
     except MutationError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     if not chosen:
-        print("make mutation: nothing to mutate: no module of the table, and none of its tests, changed against main "
+        print("make mutation: nothing to mutate: every row is as new as its module and tests" if args.stale else
+              "make mutation: nothing to mutate: no module of the table, and none of its tests, changed against main "
               "(ARGS=--all runs them all)")
         return 0
     if args.list:
@@ -423,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
     tallies = []
     work = make_copy()
     print(f"make mutation: {len(chosen)} module(s), mutated in a copy of the checkout: {work}", flush=True)
-    write = args.write or args.all
+    write = args.write or args.all or args.stale
     try:
         for target in chosen:
             tallies.append(run_module(target, work, equivalents, deadline, args.verbose))
