@@ -150,6 +150,13 @@ def test_within_runs_a_task_at_the_limit_and_one_never_recorded(proving: Proving
     assert prove.main(["--within", "-1", "-k", "cover"]) == 2  # nothing (0 s) is longer than -1 s: skipped
 
 
+@pytest.mark.parametrize("within", ["-1", "-0.5", "-0.001"])
+def test_within_below_zero_is_refused_as_a_wrong_command(proving: Proving, within: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert prove.main(["--within", within]) == 2
+    assert f"error: --within {float(within):g}: a number of seconds, 0 or more" in capsys.readouterr().err
+
+
 def test_within_skips_the_tasks_slower_than_it_and_says_which(proving: Proving, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "prove-times.json").write_text('{"roofline_round_cap.verdict": 300.0, "roofline_round_cap.cover": 2.0}')
