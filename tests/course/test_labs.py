@@ -64,6 +64,24 @@ def test_lab_errors_are_named(tmp_path: Path) -> None:
         load_lab(1, bad)
 
 
+@pytest.mark.parametrize(("weight", "refused"), [("0", False), ("0.0", False), ("5", True), ("-0.5", True), ("-1", True)])
+def test_a_coverage_group_with_a_weight_is_refused(weight: str, refused: bool, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Coverage is shown, never scored: a weight of 5 would be 5 marks no student can earn."""
+    folder = tmp_path / "lab6"
+    shutil.copytree(LABS_DIR / "lab6", folder)
+    spec = (folder / "lab.toml").read_text()
+    start = spec.index('[[group]]\nname = "coverage')
+    coverage = spec[start:].replace("weight = 0\n", f"weight = {weight}\n", 1)
+    (folder / "lab.toml").write_text(spec[:start] + coverage)
+    monkeypatch.setattr(definitions, "LABS_DIR", tmp_path)
+    if refused:
+        with pytest.raises(LabError, match=f"is coverage \\(shown, not scored\\): its weight must be 0, not {float(weight):g}"):
+            load_lab(6)
+    else:
+        assert next(g for g in load_lab(6).groups if g.kind == "coverage").weight == 0.0
+
+
 def test_a_lab_whose_groups_all_score_nothing_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Coverage groups carry no marks; a lab of only those would grade every student 0 of 0."""
     folder = tmp_path / "lab6"

@@ -118,6 +118,8 @@ def _group(entry: dict, hidden: bool, top: str, where: Path, lab_kind: str = "de
     kind = entry.get("kind", kinds[0] if lab_kind == "testbench" else "sim")
     if kind not in kinds:
         raise LabError(f"{where}: group {name!r} has kind {kind!r}; use one of {', '.join(kinds)}")
+    if kind == "coverage" and weight != 0:  # shown, never scored: a weight would be marks no one can earn
+        raise LabError(f"{where}: group {name!r} is coverage (shown, not scored): its weight must be 0, not {weight:g}")
     if weight <= 0 and kind != "coverage":
         raise LabError(f"{where}: group {name!r} needs a positive weight")
     params = entry.get("params", {})
