@@ -50,6 +50,15 @@ def test_modules_are_found_by_name_and_their_bodies_end_at_endmodule() -> None:
     assert bodies["e"].strip() == "; a u();"  # no endmodule: the body runs to the end of the text
 
 
+@pytest.mark.parametrize("before", ["", "module first; endmodule\n"])
+def test_a_module_without_endmodule_ends_where_the_next_module_starts(before: str) -> None:
+    """The bodies never overlap: the next module's text (and what it uses) is not the unfinished one's."""
+    bodies = intake.modules_in(f"{before}module open; leaf u();\nmodule next; other v(); endmodule\n")
+    assert bodies["open"].strip() == "; leaf u();"
+    assert bodies["next"].strip() == "; other v();"
+    assert "other" not in bodies["open"]
+
+
 def test_reachable_follows_uses_through_other_modules_and_stops_at_a_cycle() -> None:
     bodies = {"top": "mid u();", "mid": "leaf u(); top v();", "leaf": "", "spare": "leaf u();"}
     assert intake.reachable(bodies, "top") == {"top", "mid", "leaf"}
