@@ -307,43 +307,43 @@ def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], st
 
 # ---------------------------------------------------------------- which modules, and the table
 
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def _changed_since(root: Path, commit: str) -> set[str]:
+    """The files changed since `commit`, committed or not, and the untracked ones."""
+    return set(_git(root, "diff", "--name-only", commit).split()) | set(
+        _git(root, "ls-files", "--others", "--exclude-standard").split())
+
+
+def _touched(target: Target, changed: set[str]) -> bool:
+    return target.path in changed or bool(set(target.test_files) & changed)
+
+
 def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
     """The modules changed against the merge base with `base`, committed or not, or whose tests changed."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
-
     try:
-        merge_base = git("merge-base", "HEAD", base).strip()
-        changed = set(git("diff", "--name-only", merge_base).split())
-        changed |= set(git("ls-files", "--others", "--exclude-standard").split())
+        changed = _changed_since(REPO_ROOT, _git(REPO_ROOT, "merge-base", "HEAD", base).strip())
     except (OSError, subprocess.CalledProcessError) as problem:
         raise MutationError(f"cannot tell the files changed against {base} (git: {problem}); "
                             "give ARGS=--all or ARGS=\"--modules <names>\"") from None
-    return [target for target in targets if target.path in changed or set(target.test_files) & changed]
+    return [target for target in targets if _touched(target, changed)]
 
 
 def stale_modules(targets: list[Target], root: Path = REPO_ROOT, doc: Path = DOC) -> list[Target]:
     """The modules whose measured row is older than their code: no row in the docs' table, or a change
     to the module or to one of its test files (committed or not) since the last commit that changed
     its row. A change committed together with its row counts as measured."""
-    def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
-
     try:
-        rows = {m[1] for line in _inside(doc.read_text(), DOC_START, DOC_END, doc).splitlines()
-                if (m := re.match(r"\| `([^`]+)` \|", line))}
+        rows = _rows(doc.read_text(), doc)
         stale = []
         for target in targets:
             # Its row of results (git's -G reads an extended regular expression): a number after the
             # name, where the table of what is mutated has words.
             pattern = re.escape(f"| `{target.path}` | ") + "[0-9]"
-            written = git("log", "-1", "--format=%H", "-G", pattern, "--", str(doc.relative_to(root))).strip()
-            if target.path not in rows or not written:
-                stale.append(target)
-                continue
-            changed = set(git("diff", "--name-only", written).split())
-            changed |= set(git("ls-files", "--others", "--exclude-standard").split())
-            if target.path in changed or set(target.test_files) & changed:
+            written = _git(root, "log", "-1", "--format=%H", "-G", pattern, "--", str(doc.relative_to(root))).strip()
+            if target.path not in rows or not written or _touched(target, _changed_since(root, written)):
                 stale.append(target)
     except (OSError, subprocess.CalledProcessError) as problem:
         raise MutationError(f"cannot tell which rows of {doc.name} are older than their modules (git: {problem})") from None
@@ -404,10 +404,15 @@ def _between(text: str, start: str, end: str, body: str, path: Path) -> str:
     return text.replace(f"{start}{old}{end}", f"{start}\n{body}\n{end}", 1)
 
 
+def _rows(text: str, path: Path) -> dict[str, str]:
+    """The table of results' rows, by module."""
+    return {m[1]: line for line in _inside(text, DOC_START, DOC_END, path).splitlines()
+            if (m := re.match(r"\| `([^`]+)` \|", line))}
+
+
 def _write_rows(tallies: list[Tally], path: Path) -> None:
     text = path.read_text()
-    rows = {m[1]: line for line in _inside(text, DOC_START, DOC_END, path).splitlines()
-            if (m := re.match(r"\| `([^`]+)` \|", line))}
+    rows = _rows(text, path)
     rows.update({t.module: row(t) for t in tallies})
     order = [t.path for t in load_table()]
     body = "\n".join(rows[name] for name in sorted(rows, key=lambda n: order.index(n) if n in order else len(order)))
