@@ -18,6 +18,11 @@ Yosys elaborates the task once (`attach`):
   induction does not close without them is reported BOUNDED, no failure in `depth` cycles from
   reset, never PROVED.
 
+A task whose harness relies on a lemma (`lemma <module>` in its [options], make prove's option:
+flows/formal/<module>.sv, a stateless module of assertions) has it proved first, for every input
+at the task's parameters on the task's engines (`prove_lemma`); when the lemma does not close the
+task has no verdict ("lemma fails", never a kill), and a PROVED names the lemma it rests on.
+
 A task in `mode prove` passes when k-induction closes; one in `mode cover` passes only when every
 cover statement is reached. A failed assertion is reported with its source line, the inputs of
 the counterexample decoded into units, and the path of its waveform.
@@ -48,6 +53,7 @@ COUNT_UNITS = ("FLOP", "B")  # ports that carry integer counts, not UQ rates
 PROBE_PREFIX = "probe_"
 PROBES_MACRO = "ROOFLINE_PROBES"
 PORTS_ONLY_DEPTH = "ports_only_depth"
+LEMMA = "lemma"  # make prove's option: a lemma module (flows/formal/<name>.sv) proved before the task
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,7 @@ class Task:
     script: tuple[str, ...] = ()   # the [script] lines that apply to this task
     ports_only_depth: int = 0      # the depth when the design lacks the probed signals (0: depth)
     engines: tuple[str, ...] = ()  # the [engines] lines that apply to this task
+    lemma: str = ""                # a lemma the task's harness relies on, proved first (flows/formal/<lemma>.sv)
 
     def depth_for(self, probes: bool) -> int:
         return self.depth if probes or not self.ports_only_depth else self.ports_only_depth
@@ -147,7 +154,8 @@ def tasks(folder: Path = SBY_DIR) -> list[Task]:
             options = dict(line.split(None, 1) for line in option_lines)
             # ports_only_depth is make prove's, not sby's: the depth a drop-in without the probed
             # signals is checked to (from reset), deep enough for its operations to complete.
-            option_lines = [line for line in option_lines if not line.startswith(f"{PORTS_ONLY_DEPTH} ")]
+            # lemma is make prove's too: a module whose assertions the harness relies on, proved first.
+            option_lines = [line for line in option_lines if not line.startswith((f"{PORTS_ONLY_DEPTH} ", f"{LEMMA} "))]
             script = _for_task(sections.get("script", []), name, set(tags))
             params: dict[str, int] = {}
             for line in script:
@@ -155,7 +163,7 @@ def tasks(folder: Path = SBY_DIR) -> list[Task]:
                     params.update({k: int(v) for k, v in re.findall(r"-set (\w+) (\d+)", line)})
             found.append(Task(sby, name, options.get("mode", "bmc"), int(options.get("depth", 20)), params,
                               tuple(option_lines), tuple(script), int(options.get(PORTS_ONLY_DEPTH, 0)),
-                              tuple(_for_task(sections.get("engines", []), name, set(tags)))))
+                              tuple(_for_task(sections.get("engines", []), name, set(tags))), options.get(LEMMA, "")))
     return found
 
 
@@ -387,6 +395,50 @@ def staged(task: Task, work: Path, drop_in: str | None, probes: list[str]) -> Pa
     return copy
 
 
+_PROVED_LEMMAS: dict[tuple, str] = {}  # (lemma, parameters, engines, texts) -> its summary, once proved
+
+
+def prove_lemma(task: Task, work: Path, command: list[str], timeout: float) -> tuple[bool, str, list[str]]:
+    """Prove the task's lemma (flows/formal/<lemma>.sv, at those of the task's parameters it declares,
+    on the task's engines) for every input: (closed, summary, detail). The lemma has no state, so
+    k-induction at depth 1 covers every input; a lemma without an assertion stops Yosys (never a
+    vacuous proof)."""
+    source = FORMAL_DIR / f"{task.lemma}.sv"
+    spec = FORMAL_DIR / "roofline_spec.sv"
+    declared = set(re.findall(r"parameter\s+int\s+(\w+)", source.read_text()))
+    chparam = " ".join(f"-set {name} {value}" for name, value in task.params.items() if name in declared)
+    text = [f"# lemma {task.lemma} of {task.unit}.{task.name}, staged by make prove", "[options]", "mode prove",
+            "depth 1", "", "[engines]", *task.engines, "", "[script]",
+            f"read_verilog -sv -formal {spec.name} {source.name}", f"chparam {chparam} {task.lemma}",
+            f"prep -top {task.lemma}", "select -assert-min 1 t:$assert t:$check", "", "[files]", str(spec), str(source)]
+    key = (task.lemma, chparam, tuple(task.engines), spec.read_text(), source.read_text())
+    if key in _PROVED_LEMMAS:  # make mutants proves the same task for each mutant: a lemma holds for them all
+        return True, _PROVED_LEMMAS[key], []
+    name = f"{task.unit}_{task.name}_{task.lemma}"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / f"{name}.sby").write_text("\n".join(text) + "\n")
+    what = f"lemma {task.lemma} ({shown(source)})"
+    started = time.monotonic()
+    try:
+        ran = subprocess.run([*command, "-f", "-d", str(work / name), str(work / f"{name}.sby")], capture_output=True,
+                             text=True, timeout=timeout, cwd=work)
+    except subprocess.TimeoutExpired:
+        return False, "lemma: TIMEOUT", [f"{what}: no verdict within {timeout:.0f} s, so the task has none"]
+    output = ran.stdout + ran.stderr
+    (work / f"{name}.log").write_text(output)
+    done = re.search(r"DONE \((\w+)", output)
+    status = done.group(1) if done else "ERROR"
+    if status == "PASS":
+        _PROVED_LEMMAS[key] = f"{what} proved ({time.monotonic() - started:.1f} s)"
+        return True, _PROVED_LEMMAS[key], []
+    failed = _failed_assertions(output)
+    traces = [f"waveform: {work / name / trace}" for trace in _trace_names(output)]
+    errors = [line for line in output.splitlines() if "ERROR" in line][-2:]
+    return False, "lemma fails" if status == "FAIL" else f"lemma: {status}", [
+        f"{what} does not hold, so the task's harness proves nothing: no verdict on the design",
+        *failed, *traces, *(errors if status != "FAIL" else []), f"see {work / (name + '.log')}"]
+
+
 def yosys_script(task: Task, work: Path) -> str:
     """The task's [script] as one Yosys -p argument, its [files] copied into `work` (Yosys's folder),
     for running a combinational task's proof with Yosys's own `sat` (benchmark/eda.py)."""
@@ -421,6 +473,20 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
     found = attach(task, work, command, drop_in, use_probes)
     if isinstance(found, str):
         return Outcome(task, False, time.monotonic() - started, "cannot attach", [found])
+    lemma = ""
+    if task.lemma:  # the harness relies on it: no lemma, no verdict
+        closed, lemma, why = prove_lemma(task, work, command, timeout)
+        if not closed:
+            return Outcome(task, False, time.monotonic() - started, lemma, why, attachment=found)
+    left = max(1.0, timeout - (time.monotonic() - started))
+    outcome = _prove(task, work, command, left, drop_in, use_probes, found, started)
+    if lemma and outcome.passed:
+        outcome.summary += f"; {lemma}"
+    return outcome
+
+
+def _prove(task: Task, work: Path, command: list[str], timeout: float, drop_in: str | None, use_probes: bool,
+           found: Attachment, started: float) -> Outcome:
     sby = staged(task, work, drop_in, found.probes)
     folder = work / f"{task.unit}_{task.name}"
     try:
@@ -454,14 +520,14 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
                else "the project's internal invariants are not attached")
         return Outcome(task, True, seconds, f"no failure in {depth} cycles from reset; induction does not close "
                        f"with the port properties alone ({why})", bounded=True, attachment=found)
-    detail = [f"failed: {where}" for where in dict.fromkeys(re.findall(r"failed assertion .* at (\S+)", output))]
+    detail = _failed_assertions(output)
     invariants = {number for number in _probe_lines(FORMAL_DIR / f"props_{task.unit.removeprefix('roofline_')}.sv")}
     props_file = f"props_{task.unit.removeprefix('roofline_')}.sv:"
     if found.drop_in and found.probes and detail and all(props_file in where and _line_of(where) in invariants
                                                          for where in detail):
         detail.append("note: only internal invariants failed, attached because the drop-in has signals named like "
                       "the project's; ARGS=--no-probes checks the port properties alone")
-    traces = re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
+    traces = _trace_names(output)
     traces = [t for t in traces if "induct" not in Path(t).name] or traces  # a failing base case says it all
     for trace in dict.fromkeys(str(Path(t) if Path(t).is_absolute() else folder / t) for t in traces):
         detail += decoded_trace(Path(trace), task) + [f"waveform: {trace}"]
@@ -470,6 +536,16 @@ def run(task: Task, work: Path, command: list[str], timeout: float, drop_in: str
         detail = errors[-3:] or [f"see {work / (task.unit + '_' + task.name + '.log')}"]
     what = {"FAIL": "assertion fails", "UNKNOWN": "induction did not close"}.get(status, status)
     return Outcome(task, False, seconds, what, detail, attachment=found)
+
+
+def _failed_assertions(output: str) -> list[str]:
+    """`failed: <file:line>` for each assertion sby's output says failed, once each."""
+    return [f"failed: {where}" for where in dict.fromkeys(re.findall(r"failed assertion .* at (\S+)", output))]
+
+
+def _trace_names(output: str) -> list[str]:
+    """The counterexample waveforms sby's output names (relative to the task's folder, or absolute)."""
+    return re.findall(r"counterexample trace(?: \[\w+\])?: (\S+\.vcd)", output)
 
 
 def _line_of(where: str) -> int:

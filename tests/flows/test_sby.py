@@ -6,7 +6,9 @@ property from flows/formal fails instead of passing vacuously. `make prove` runs
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from places import INDEPENDENT_DIR
 from roofline_core.contract import MODULES, modules_with
 from roofline_core.paths import RTL_DIR
 from roofline_core.tools import ToolError
-from roofline_flows import prove, sby
+from roofline_flows import counterexamples, prove, sby
 from roofline_flows.rtl_mutant_catalogue import ridge_mutant_edit
 
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
@@ -203,3 +205,71 @@ def test_the_recorded_times_name_every_task_once() -> None:
     make prove, each with the seconds of the last complete run."""
     recorded = json.loads(prove.RECORDED_TIMES.read_text())
     assert set(recorded) == set(TASKS) and all(seconds > 0 for seconds in recorded.values())
+
+
+def lemma_task(name: str = "roofline_hierarchy_pipe.data_uq2_2_l2_mul3") -> sby.Task:
+    """A small data task of the pipe with the tree lemma, as data_uq4_4_l2_mul4 has it: UQ2.2 at
+    MUL_STAGES 3 proves in seconds."""
+    return dataclasses.replace(TASKS[name], lemma="lemma_tree_product")
+
+
+def test_the_tree_task_relies_on_its_lemma_and_its_spec_on_the_tree() -> None:
+    tree = TASKS["roofline_hierarchy_pipe.data_uq4_4_l2_mul4"]
+    assert tree.lemma == "lemma_tree_product" and "verilog_defines -DPROP_TREE" in tree.script
+    assert not any(line.startswith("lemma ") for line in tree.options), "make prove's option must not reach sby"
+    assert all(not t.lemma for t in TASKS.values() if "verilog_defines -DPROP_TREE" not in t.script)
+
+
+def test_a_lemma_is_proved_for_every_input_before_its_task(command: list[str], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sby, "_PROVED_LEMMAS", {})  # proved here, not remembered from another test
+    closed, summary, detail = sby.prove_lemma(lemma_task(), tmp_path, command, timeout=300)
+    assert closed and summary.startswith("lemma lemma_tree_product (flows/formal/lemma_tree_product.sv) proved ("), summary
+    assert detail == []
+    staged = (tmp_path / "roofline_hierarchy_pipe_data_uq2_2_l2_mul3_lemma_tree_product.sby").read_text()
+    assert "chparam -set INT_BITS 2 -set FRAC_BITS 2 -set MUL_STAGES 3 lemma_tree_product" in staged  # not LEVELS
+    assert "mode prove" in staged and "select -assert-min 1" in staged
+    assert sby.prove_lemma(lemma_task(), tmp_path / "again", command, timeout=300) == (True, summary, [])
+    assert not (tmp_path / "again").exists()  # once proved, the same lemma on the same texts is not proved again
+
+
+@pytest.mark.parametrize(("original", "broken"), [
+    ("<< (CHUNK_W << (t - 1))", "<< (CHUNK_W << t)"),     # the tree's shift one stage off
+    ("(2*W)'(ai) * (2*W)'(bw)", "(2*W)'(ai) * (2*W)'(bw) + (2*W)'(ai == '1)"),  # the lemma's own statement wrong
+])
+def test_a_lemma_that_fails_leaves_its_task_without_a_verdict(original: str, broken: str, command: list[str],
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task whose harness relies on a false lemma proves nothing: it fails before it runs, with
+    the lemma's failing line and trace, and that failure is never a mutant's kill."""
+    formal = tmp_path / "formal"
+    shutil.copytree(sby.FORMAL_DIR, formal)
+    for file in ("roofline_spec.sv", "lemma_tree_product.sv"):
+        text = (formal / file).read_text()
+        if original in text:
+            assert text.count(original) == 1
+            (formal / file).write_text(text.replace(original, broken))
+            break
+    else:
+        raise AssertionError(original)
+    monkeypatch.setattr(sby, "FORMAL_DIR", formal)
+    outcome = sby.run(lemma_task(), tmp_path / "work", command, timeout=300)
+    assert not outcome.passed and outcome.summary == "lemma fails", outcome
+    assert outcome.detail[0].endswith("does not hold, so the task's harness proves nothing: no verdict on the design")
+    assert any(line.startswith("failed: lemma_tree_product.sv:") for line in outcome.detail), outcome.detail
+    assert any(line.startswith("waveform: ") and line.endswith(".vcd") for line in outcome.detail), outcome.detail
+    assert not (tmp_path / "work" / "roofline_hierarchy_pipe_data_uq2_2_l2_mul3.sby").exists()  # the task never ran
+    assert counterexamples.from_outcome(outcome) is None
+
+
+def test_a_lemma_with_no_assertion_is_an_error_not_a_proof(command: list[str], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    formal = tmp_path / "formal"
+    shutil.copytree(sby.FORMAL_DIR, formal)
+    lemma = formal / "lemma_tree_product.sv"
+    statement = "always_comb assert (product == (2*W)'(ai) * (2*W)'(bw));"
+    assert lemma.read_text().count(statement) == 1
+    lemma.write_text(lemma.read_text().replace(statement, "wire unused_check = product == (2*W)'(ai) * (2*W)'(bw);"))
+    monkeypatch.setattr(sby, "FORMAL_DIR", formal)
+    closed, summary, detail = sby.prove_lemma(lemma_task(), tmp_path / "work", command, timeout=300)
+    assert not closed and summary == "lemma: ERROR", (summary, detail)
+    assert any("select" in line or "assert" in line for line in detail[1:]), detail
