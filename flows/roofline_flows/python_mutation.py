@@ -112,6 +112,7 @@ class Tally:
     not_run: int = 0
     threshold: float = 0.9
     survivors: list[Mutant] = field(default_factory=list)  # not recorded as equivalent
+    unmatched: list[str] = field(default_factory=list)     # recorded equivalents no mutant of the module has now
     seconds: float = 0.0
 
     @property
@@ -126,8 +127,21 @@ class Tally:
 
     @property
     def ok(self) -> bool:
-        return (self.mutants > 0 and self.not_run == 0 and not self.survivors
+        return (self.mutants > 0 and self.not_run == 0 and not self.survivors and not self.unmatched
                 and self.score is not None and self.score >= self.threshold)
+
+    @property
+    def why_not_ok(self) -> str:
+        if self.not_run:
+            return f'{self.not_run} mutants not run (ARGS="--budget <s>")'
+        if not self.mutants:
+            return "no mutants"
+        if self.survivors:
+            return f"survivors not recorded as equivalent: {', '.join(m.id for m in self.survivors)}"
+        if self.unmatched:
+            return (f"recorded as equivalent but no mutant of the module has the id now (its code changed): "
+                    f"{', '.join(self.unmatched)}; remove them from {EQUIVALENTS.relative_to(REPO_ROOT)}")
+        return f"score below {100 * self.threshold:.0f}%"
 
 
 def load_table(path: Path = TABLE) -> list[Target]:
@@ -269,6 +283,13 @@ def run_tests(target: Target, work: Path, timeout: float) -> tuple[str, float, s
     return outcome, time.monotonic() - started, (run.stdout + run.stderr)[-2000:]
 
 
+def unmatched_equivalents(target: Target, found: list[Mutant], equivalents: dict[tuple[str, str], str]) -> list[str]:
+    """The module's recorded equivalents whose id no mutant of it has now: an entry that no longer
+    says anything true (a mutant's id changes with its code, and the new one runs again)."""
+    ids = {mutant.id for mutant in found}
+    return sorted(mutant_id for module, mutant_id in equivalents if module == target.path and mutant_id not in ids)
+
+
 def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], str], deadline: float,
                verbose: bool = False) -> Tally:
     tally = Tally(target.name, threshold=target.threshold)
@@ -279,7 +300,10 @@ def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], st
     timeout = 3 * seconds + 10
     found = mutants_of(target)
     tally.mutants = len(found)
+    tally.unmatched = unmatched_equivalents(target, found, equivalents)
     print(f"{target.path}: {len(found)} mutants, tests {' '.join(target.tests)} ({seconds:.1f} s unmutated)", flush=True)
+    if tally.unmatched:
+        print(f"  recorded as equivalent, and no mutant has the id now: {', '.join(tally.unmatched)}", flush=True)
     for number, mutant in enumerate(found):
         if time.monotonic() > deadline:
             tally.not_run = len(found) - number
@@ -363,7 +387,9 @@ def choose(targets: list[Target], names: list[str]) -> list[Target]:
 
 def row(tally: Tally) -> str:
     score = f"{100 * tally.score:.0f}%" if tally.score is not None else "-"
-    verdict = "ok" if tally.ok else ("incomplete" if tally.not_run else "BELOW")
+    verdict = ("ok" if tally.ok else "incomplete" if tally.not_run
+               else "stale equivalents" if tally.unmatched and not tally.survivors and tally.score is not None
+               and tally.score >= tally.threshold else "BELOW")
     return (f"| `{tally.module}` | {tally.mutants} | {tally.killed} | {tally.survived} | {tally.timed_out} | "
             f"{tally.equivalent} | {score} | {tally.seconds:.0f} s | {verdict} |")
 
@@ -479,11 +505,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"table written into {DOC.relative_to(REPO_ROOT)}")
     failing = [t for t in tallies if not t.ok]
     for tally in failing:
-        why = (f"{tally.not_run} mutants not run (ARGS=\"--budget <s>\")" if tally.not_run
-               else "no mutants" if not tally.mutants
-               else f"survivors not recorded as equivalent: {', '.join(m.id for m in tally.survivors)}" if tally.survivors
-               else f"score below {100 * tally.threshold:.0f}%")
-        print(f"FAIL {tally.module}: {why}")
+        print(f"FAIL {tally.module}: {tally.why_not_ok}")
     print(f"make mutation: {len(tallies) - len(failing)} of {len(tallies)} modules pass")
     return 1 if failing else 0
 
