@@ -9,7 +9,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from roofline_core.contract import PADDING_SETS, PARAM_SETS, ParamSet
+from roofline_core.contract import MODULES, PADDING_SETS, PARAM_SETS, ParamSet
 from roofline_core.paths import MUTANT_CATALOGUE, RTL_DIR
 
 CATALOGUE = MUTANT_CATALOGUE
@@ -48,7 +48,26 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
     duplicates = {i for i in ids if ids.count(i) > 1}
     if duplicates:
         raise ValueError(f"{path}: mutant ids used twice: {', '.join(sorted(duplicates))}")
+    for mutant in mutants:
+        problem = _why_unusable(mutant)
+        if problem:
+            raise ValueError(f"{path}: mutant {mutant.id}: {problem}")
     return mutants
+
+
+def _why_unusable(mutant: Mutant) -> str:
+    """Why an entry cannot be judged as it is written, or '': a bench that does not build the mutated
+    file, or a parameter set that does not exist, would report a survivor (or a kill) of nothing."""
+    if mutant.top not in MODULES:
+        return f"top {mutant.top!r} is no module of the contract ({', '.join(MODULES)})"
+    if mutant.params not in PARAMS:
+        return f"params {mutant.params!r} is none of {', '.join(PARAMS)}"
+    stem = Path(mutant.file).stem
+    if stem not in MODULES[mutant.top].sources:
+        users = [name for name, module in MODULES.items() if stem in module.sources]
+        return (f"its top {mutant.top} does not build {mutant.file}, so that bench cannot see the bug; "
+                f"top is a module that does: {', '.join(users) or 'none'}")
+    return ""
 
 
 def ridge_mutant_edit() -> tuple[str, str, str]:
