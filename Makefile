@@ -73,7 +73,7 @@ SIM_ARGS = $(if $(SIM),--sim $(SIM)) $(if $(TOP),--top $(TOP)) $(PARAM_ARGS) $(i
            $(if $(SEED),--seed $(SEED)) $(if $(TESTCASE),--testcase $(TESTCASE)) \
            $(if $(ONLY),--only $(ONLY)) $(if $(RTL),--rtl "$(RTL)") $(if $(call yes,$(WAVES)),--waves) $(if $(call yes,$(GATES)),--gates) \
            $(if $(call yes,$(V)),--verbose) $(if $(JOBS),--jobs $(JOBS)) $(if $(REPLAY),--replay "$(REPLAY)") $(ARGS)
-MUTATION_ARGS = $(if $(MUTATION_BUDGET),--budget $(MUTATION_BUDGET)) $(if $(call yes,$(MUTATION_ALL)),--all) \
+MUTATION_ARGS = $(if $(MUTATION_BUDGET),--budget $(MUTATION_BUDGET)) $(if $(call yes,$(MUTATION_ALL)),--all) $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS)) \
                 $(if $(MUTATION_MODULES),--modules "$(MUTATION_MODULES)") $(if $(call yes,$(MUTATION_WRITE)),--write) $(ARGS)
 
 .PHONY: help sim test test-all lint sweep exhaustive benchmark bench synth prove report mutants mutation code-coverage coverage docs grade check \
@@ -96,7 +96,8 @@ help:
 	@echo "  make docs       regenerate the tables in docs/ from the contract, the cases and the results files"
 	@echo "  make mutants    hand-written mutants (flows/mutants/catalogue.toml) and Yosys mutate ones: each dies or is proved equivalent"
 	@echo "  make mutation   mutation testing of the Python (cosmic-ray): modules whose code or tests changed; ARGS=--all every"
-	@echo "                  module, ARGS=--stale those whose row is older than their code (ARGS=\"--modules <names> --budget <s> --write\"); docs/mutation.md"
+	@echo "                  module, ARGS=--stale those whose row is older than their code (ARGS=\"--modules <names> --budget <s> --write\");"
+	@echo "                  JOBS=<lanes side by side> (one per CPU); docs/mutation.md"
 	@echo "  make code-coverage  Verilator line and toggle coverage of the RTL under every bench; prints the report path"
 	@echo "  make grade      grade a lab submission in a sandbox: LAB=<1..6> RTL=<file, folder or .zip> (HIDDEN=<file> TIMEOUT=<s>)"
 	@echo "                  its last line says: full marks (exit 0), fewer marks (1), or could not grade (2)"

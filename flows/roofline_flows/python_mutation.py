@@ -9,7 +9,9 @@ or recorded in flows/python-mutation-equivalent.toml with the reason it cannot c
 The checkout is never changed: each run copies it (without .venv, build and .git) to
 build/mutation/checkout and writes the mutants there, in place, one at a time; the tests run from
 that copy, whose package roots come first on PYTHONPATH, ahead of the editable install. Within the
-copy the original is put back after every mutant, on Ctrl-C and SIGTERM too.
+copy the original is put back after every mutant, on Ctrl-C and SIGTERM too. With --jobs N (one per
+CPU by default) N lanes run side by side, each in a copy of its own (checkout, checkout-2, ...),
+each taking the next module, the longest recorded first, when it is free.
 
 Exit status: 0 when every module run scored at least its threshold and every survivor is recorded
 as equivalent; 1 otherwise, or when the budget ran out before a module was done; 2 for a wrong command.
@@ -20,15 +22,17 @@ from __future__ import annotations
 import argparse
 import fcntl
 import hashlib
+import math
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +53,7 @@ PACKAGE_ROOTS = ("model", "core", "tb", "flows", "course", "cli")  # pyproject's
 DOC_START, DOC_END = "<!-- mutation-table:start -->", "<!-- mutation-table:end -->"
 EQUIVALENTS_START, EQUIVALENTS_END = "<!-- mutation-equivalents:start -->", "<!-- mutation-equivalents:end -->"
 MODULE_LEVEL = "<module>"  # the `functions` entry for code outside any function or class
+DEFAULT_BUDGET = 1800.0  # seconds: a run of the changed or stale modules (--all has none unless given)
 
 # One replacement per operator, as mutmut makes them: enough to show that a test looks at the
 # value, without eleven variants of every `+`.
@@ -290,8 +295,18 @@ def unmatched_equivalents(target: Target, found: list[Mutant], equivalents: dict
     return sorted(mutant_id for module, mutant_id in equivalents if module == target.path and mutant_id not in ids)
 
 
+_printing = threading.Lock()
+
+
+def say(text: str) -> None:
+    """One message, whole, however many lanes print at once."""
+    with _printing:
+        print(text, flush=True)
+
+
 def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], str], deadline: float,
-               verbose: bool = False) -> Tally:
+               verbose: bool = False, stop: threading.Event | None = None) -> Tally:
+    """Every mutant of the module, each with its tests, until the deadline or `stop` (the ones left are not run)."""
     tally = Tally(target.name, threshold=target.threshold)
     started = time.monotonic()
     baseline, seconds, tail = run_tests(target, work, timeout=600)
@@ -301,13 +316,14 @@ def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], st
     found = mutants_of(target)
     tally.mutants = len(found)
     tally.unmatched = unmatched_equivalents(target, found, equivalents)
-    print(f"{target.path}: {len(found)} mutants, tests {' '.join(target.tests)} ({seconds:.1f} s unmutated)", flush=True)
+    say(f"{target.path}: {len(found)} mutants, tests {' '.join(target.tests)} ({seconds:.1f} s unmutated)")
     if tally.unmatched:
-        print(f"  recorded as equivalent, and no mutant has the id now: {', '.join(tally.unmatched)}", flush=True)
+        say(f"  {target.path}: recorded as equivalent, and no mutant has the id now: {', '.join(tally.unmatched)}")
     for number, mutant in enumerate(found):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or (stop is not None and stop.is_set()):
             tally.not_run = len(found) - number
-            print(f"  budget spent: {tally.not_run} mutants not run", flush=True)
+            say(f"  {target.path}: {'budget spent' if time.monotonic() > deadline else 'stopped'}: "
+                f"{tally.not_run} mutants not run")
             break
         if (target.path, mutant.id) in equivalents:
             tally.equivalent += 1
@@ -321,10 +337,10 @@ def run_module(target: Target, work: Path, equivalents: dict[tuple[str, str], st
         else:
             tally.survived += 1
             tally.survivors.append(mutant)
-            print(f"  SURVIVED {mutant.id} {mutant.operator} in {mutant.function} (line {mutant.line}):\n"
-                  + "\n".join(f"      {line}" for line in mutant.change.splitlines()), flush=True)
+            say(f"  SURVIVED {mutant.id} {mutant.operator} in {target.path} {mutant.function} (line {mutant.line}):\n"
+                + "\n".join(f"      {line}" for line in mutant.change.splitlines()))
         if verbose:
-            print(f"  {outcome:<8} {mutant.id} {mutant.operator} line {mutant.line}", flush=True)
+            say(f"  {outcome:<8} {mutant.id} {mutant.operator} {target.path} line {mutant.line}")
     tally.seconds = time.monotonic() - started
     return tally
 
@@ -446,10 +462,78 @@ def _write_rows(tallies: list[Tally], path: Path) -> None:
     path.write_text(_between(text, EQUIVALENTS_START, EQUIVALENTS_END, equivalents_table(), path))
 
 
+def recorded_seconds(doc: Path = DOC) -> dict[str, float]:
+    """Each module's run time as its row in the docs' table records it (none for a module with no row)."""
+    try:
+        rows = _rows(doc.read_text(), doc)
+    except (OSError, MutationError):
+        return {}
+    found = {}
+    for module, line in rows.items():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) > 7 and (seconds := re.fullmatch(r"(\d+(?:\.\d+)?) s", cells[7])):
+            found[module] = float(seconds[1])
+    return found
+
+
+def longest_first(chosen: list[Target], seconds: dict[str, float]) -> list[Target]:
+    """The modules in the order lanes take them: the longest recorded first (a module with no row counts
+    as the longest: its time is unknown), so that no lane starts a long module when the others are done."""
+    return sorted(chosen, key=lambda target: -seconds.get(target.path, math.inf))
+
+
+def run_lanes(chosen: list[Target], lanes: int, equivalents: dict[tuple[str, str], str], deadline: float,
+              verbose: bool = False, on_done: Callable[[Tally], None] | None = None) -> list[Tally]:
+    """The modules over `lanes` lanes side by side, each lane in a copy of the checkout of its own taking
+    the next module when it is free; the tallies in the table's order. A lane that cannot go on (a
+    module's tests failing unmutated) stops the others after their current mutant, and its error is raised."""
+    waiting = longest_first(chosen, recorded_seconds())
+    taking = threading.Lock()
+    stop = threading.Event()
+    done: dict[str, Tally] = {}
+    problems: list[BaseException] = []
+
+    def lane(number: int) -> None:
+        try:
+            work = make_copy(COPY if number == 1 else COPY.with_name(f"{COPY.name}-{number}"))
+            while not stop.is_set():
+                with taking:
+                    if not waiting:
+                        return
+                    target = waiting.pop(0)
+                tally = run_module(target, work, equivalents, deadline, verbose, stop)
+                done[target.path] = tally
+                if on_done is not None:  # each module's row as soon as it is done: a run stopped later keeps them
+                    on_done(tally)
+        except BaseException as problem:  # noqa: BLE001 - raised again in the main thread, after the other lanes stop
+            problems.append(problem)
+            stop.set()
+
+    threads = [threading.Thread(target=lane, args=(number,), name=f"mutation-lane-{number}") for number in
+               range(1, lanes + 1)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.5)  # in short waits, so that Ctrl-C and SIGTERM reach this thread
+    except KeyboardInterrupt:
+        stop.set()  # each lane puts its module back after its current mutant (mutated's finally), then ends
+        for thread in threads:
+            thread.join()
+        raise
+    if problems:
+        raise problems[0]
+    return [done[target.path] for target in chosen if target.path in done]
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="make mutation", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--budget", type=float, default=1800, help="seconds before no new mutant starts")
+    parser.add_argument("--budget", type=float, default=None,
+                        help=f"seconds before no new mutant starts (default {DEFAULT_BUDGET:g}; none with --all)")
+    parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
+                        help="lanes side by side, each in its own copy of the checkout (default: one per CPU)")
     parser.add_argument("--all", action="store_true", help="every module of the table")
     parser.add_argument("--modules", default="", help="modules by path or name, comma or space separated")
     parser.add_argument("--stale", action="store_true",
@@ -459,6 +543,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--verbose", action="store_true", help="a line per mutant")
     parser.add_argument("--table", type=Path, default=TABLE, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} lanes: give 1 or more")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,16 +578,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{target.path} {mutant.id} {mutant.operator} {mutant.function} line {mutant.line}: "
                       + " ".join(mutant.change.splitlines()))
         return 0
-    deadline = time.monotonic() + args.budget
-    tallies = []
-    work = make_copy()
-    print(f"make mutation: {len(chosen)} module(s), mutated in a copy of the checkout: {work}", flush=True)
+    budget = args.budget if args.budget is not None else math.inf if args.all else DEFAULT_BUDGET
+    deadline = time.monotonic() + budget
     write = args.write or args.all or args.stale
+    lanes = max(1, min(args.jobs, len(chosen)))
+    say(f"make mutation: {len(chosen)} module(s) in {lanes} lane(s), each mutating a copy of the checkout in "
+        f"{COPY.parent}")
     try:
-        for target in chosen:
-            tallies.append(run_module(target, work, equivalents, deadline, args.verbose))
-            if write:  # each module's row as soon as it is done: a run stopped later keeps them
-                write_doc(tallies[-1:])
+        tallies = run_lanes(chosen, lanes, equivalents, deadline, args.verbose,
+                            on_done=(lambda tally: write_doc([tally])) if write else None)
     except MutationError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
