@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from roofline_core.contract import MODULES, PADDING_SETS, PARAM_SETS, ParamSet
@@ -38,6 +39,14 @@ class Mutant:
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
+    """The catalogue's mutants, each checked; a file read again only when it changed (its size, time or
+    inode): every lab-6 design a lab names reads it, so collecting the tests read it a hundred times."""
+    status = path.stat()
+    return list(_load(path.resolve(), status.st_mtime_ns, status.st_size, status.st_ino))
+
+
+@lru_cache(maxsize=16)
+def _load(path: Path, mtime_ns: int, size: int, inode: int) -> tuple[Mutant, ...]:
     entries = tomllib.loads(path.read_text())["mutant"]
     mutants = [Mutant(id=e["id"], bug_class=e["class"], bug=e["bug"], file=e["file"], original=e["original"],
                       mutated=e["mutated"], top=e["top"], params=e.get("params", "default"),
@@ -52,7 +61,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Mutant]:
         problem = _why_unusable(mutant)
         if problem:
             raise ValueError(f"{path}: mutant {mutant.id}: {problem}")
-    return mutants
+    return tuple(mutants)
 
 
 def _why_unusable(mutant: Mutant) -> str:
