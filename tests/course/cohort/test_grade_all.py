@@ -24,6 +24,7 @@ from typing import Any
 
 import fake_grader
 import pytest
+from once_per_run import once_per_run
 from places import SUPPORT_DIR
 from real_grading import needs_sandbox
 
@@ -131,11 +132,18 @@ def run_grade_all(monkeypatch: pytest.MonkeyPatch, scratch: Path, *args: str) ->
     return grade_all.main(["--lab", "1", "--unsafe-no-sandbox", "--jobs", "2", *args])
 
 
-# A session fixture: xdist interleaves files on a worker, and a module fixture is rebuilt at each return.
+# A session fixture, graded once per run (tests/support/once_per_run.py): xdist interleaves files on a
+# worker, and a module fixture is rebuilt at each return; each worker grading the class again cost 6 s.
 @pytest.fixture(scope="session")
-def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def graded_class(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
     """The class above, graded once (the fake grader, a second or two); what each test reads."""
-    root = tmp_path_factory.mktemp("class")
+    found = once_per_run(tmp_path_factory, worker_id, "graded-class", grade_the_class)
+    rows = found["rows"]
+    return {**found, "room": Path(found["room"]), "out": Path(found["out"]),
+            "by_name": {row["submission"]: row for row in rows}}
+
+
+def grade_the_class(root: Path) -> dict[str, Any]:
     room, out = root / "room", root / "out"
     every_bad_entry(room)
     monkeypatch = pytest.MonkeyPatch()
@@ -150,8 +158,8 @@ def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         monkeypatch.undo()
     with (out / "scores.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    return {"room": room, "out": out, "status": status, "rows": rows, "terminal": capture.read_text(),
-            "by_name": {row["submission"]: row for row in rows}, "page": (out / "dashboard.html").read_text()}
+    return {"room": str(room), "out": str(out), "status": status, "rows": rows, "terminal": capture.read_text(),
+            "page": (out / "dashboard.html").read_text()}
 
 
 # ---------------------------------------------------------------- every entry gets a row
