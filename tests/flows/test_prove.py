@@ -64,6 +64,20 @@ def test_one_failed_task_exits_1(proving: Proving, capsys: pytest.CaptureFixture
     assert "roofline_round_cap.verdict: PROVED" not in out  # a proof that held is not listed again
 
 
+def test_a_task_that_cannot_attach_is_a_failure_and_exits_1(proving: Proving, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A drop-in whose ports are not the contract's proves nothing: sby.run gives no attachment, and the
+    task counts as failed (never left out of the count, so never a green run of nothing)."""
+    def cannot_attach(task: sby.Task, *_: object) -> sby.Outcome:
+        return sby.Outcome(task, False, 0.2, "cannot attach", ["cannot attach the port properties to x.sv: no port cap_o"])
+
+    monkeypatch.setattr(sby, "run", cannot_attach)
+    assert prove.main(["--rtl", str(RTL_DIR)]) == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("make prove: 0 passed, 2 failed"), out
+    assert "FAILED roofline_round_cap.verdict" in out and "cannot attach the port properties to x.sv" in out
+
+
 def test_the_project_rtl_is_named_and_its_proof_times_are_kept(proving: Proving, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     proving["cover"] = (False, False)

@@ -375,6 +375,22 @@ def make_row(name: str, graded: table.Graded, lateness: late.Lateness = late.ON_
     return table.make_row(LAB, name, graded, lateness, "", 10.0)
 
 
+@pytest.mark.parametrize("status", UNSCORED)
+def test_an_entry_the_grader_gave_no_score_stays_out_of_every_number(status: str) -> None:
+    """One student with full marks and one the grader could not score: the class's mean, histogram and
+    full-marks rates are the first one's alone, and the second shows "-", never 0/100."""
+    rows = {"a": make_row("a", table.Graded("graded", 100.0, groups={g.name: g.weight for g in LAB.groups})),
+            "b": make_row("b", table.Graded(status))}
+    found = dashboard.summary(LAB, rows, similarity.Similarity())
+    assert (found["scored"], found["unscored"], found["mean"]) == (1, 1, "100.0%")
+    assert {rate["rate"] for rate in found["rates"]} <= {"100%", "not scored"}
+    numbers = Numbers()
+    numbers.feed(dashboard.render(LAB, rows, similarity.Similarity()))
+    assert numbers.scores[rows["b"]["id"]] == "-" and numbers.scores[rows["a"]["id"]] == "100.0/100"
+    assert numbers.buckets["100"] == 1 and numbers.buckets["0–9"] == 0
+    assert numbers.statuses == {"graded": 1, status: 1}
+
+
 @pytest.mark.parametrize(("final", "label"), [(100.0, "100"), (99.99, "90–99"), (90.0, "90–99"), (89.9, "80–89"),
                                               (0.0, "0–9")])
 def test_full_marks_have_a_bucket_of_their_own(final: float, label: str) -> None:

@@ -70,3 +70,17 @@ def test_the_events_sentence_never_splits_a_hyphenated_word_across_lines() -> No
     lines = scoring.handout_text(lab).splitlines()
     assert not [line for line in lines if line.endswith("-")], lines
     assert "one-cycle" in scoring.handout_text(lab)
+
+
+def test_all_or_nothing_pays_only_for_tests_that_passed_not_for_one_that_stopped_with_every_case_right() -> None:
+    """The group's rule is every test passed, not every test's credit full: a test that stopped before its
+    end (the simulation ran out, a port went missing) after every planned case was right earns 1.0 of
+    credit alone (proportional pays it), yet it did not pass, so an all-or-nothing group earns nothing."""
+    lab = load_lab(DESIGN_LABS[0])
+    group = replace(lab.groups[0], scoring="all-or-nothing")
+    passing = Verdict("a", 10, (), 10, ())
+    stopped = Verdict("b", 10, (), 10, (), stopped="the simulation stopped", ran_out=True)
+    assert scoring.credit(lab, stopped) == 1.0 and not stopped.passed  # the premise
+    assert scoring.earned(lab, group, [passing, stopped]) == 0.0
+    assert scoring.earned(lab, replace(group, scoring="proportional"), [passing, stopped]) == 1.0
+    assert scoring.earned(lab, group, [passing, passing]) == 1.0

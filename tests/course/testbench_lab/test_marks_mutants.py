@@ -142,6 +142,15 @@ def test_a_correct_design_never_driven_stops_the_gate_unless_the_channel_was_the
     assert undriven_faulty.ok  # only the correct design's runs must be driven
 
 
+def test_one_correct_run_never_driven_among_driven_ones_stops_the_gate() -> None:
+    """Each correct design's run must be driven, not one of them: lab 6 shows three correct runs, and a
+    testbench that leaves one format undriven checked nothing there."""
+    driven, idle = run(CORRECT, digest="a"), run(CORRECT, fmt=OTHER_FORMAT, toggled=False, digest="b")
+    gate = marks.gate([driven, idle, run(FAULTY, "fail", exposed=True)])
+    assert not gate.ok and gate.tag == "does not drive the design"
+    assert marks.gate([driven, run(CORRECT, fmt=OTHER_FORMAT, digest="b"), run(FAULTY, "fail", exposed=True)]).ok
+
+
 def test_a_false_alarm_and_no_driving_keep_the_alarms_tag_and_both_lines() -> None:
     gate = marks.gate([run(CORRECT, "fail", toggled=False)])
     assert gate.tag == "false alarm" and len(gate.problems) >= 2

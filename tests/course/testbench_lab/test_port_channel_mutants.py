@@ -185,3 +185,22 @@ def test_the_digest_tells_apart_runs_whose_answers_differ_in_the_cap_alone(tmp_p
     _, correct = serve("model:reference", lines, tmp_path, bank)
     _, faulty = serve("example:no_memory_roof", lines, tmp_path, bank)
     assert faulty.differs == {"cap_o"} and faulty.digest != correct.digest
+
+
+def test_the_channel_folder_is_passable_not_listable_and_its_files_are_the_ones_a_run_needs(tmp_path: Path) -> None:
+    """Under the uid isolation there is no mount: the sandbox user reaches the channel by its path, so the
+    folder must let it pass (x) without letting it list (r) or add (w) files; the FIFOs are read and written
+    by the run, the shell only read; the empty folder bound over what a run must not see is listable and empty."""
+    shell_file = tmp_path / "shell.vvp"
+    shell_file.write_text("not run here")
+    channel = Channel(shell_file)
+    try:
+        mode = lambda path: path.stat().st_mode & 0o777  # noqa: E731
+        assert mode(channel.folder) == 0o711
+        assert sorted(p.name for p in channel.folder.iterdir()) == ["answer", "query", "shell.vvp"]
+        assert (mode(channel.folder / "query"), mode(channel.folder / "answer")) == (0o666, 0o666)
+        assert mode(channel.folder / "shell.vvp") == 0o644
+        assert mode(channel.empty) == 0o755 and not list(channel.empty.iterdir())
+    finally:
+        channel.close()
+    assert not channel.folder.exists() and not channel.empty.exists()
