@@ -130,12 +130,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    as a bench: {replay}")
     failed = sum(not o.passed for o in outcomes)
     bounded = sum(o.passed and o.bounded for o in outcomes)
+    by_design = sum(o.passed and not o.bounded and o.verdict == "BOUNDED" for o in outcomes)  # BMC tasks
     only_bounded = (f", {bounded} bounded only (port properties from reset, no internal invariants)"
                     if bounded else "")
+    of_them = f" ({by_design} of them BMC: no failure to its depth from reset, not a proof)" if by_design else ""
     if skipped:
         print(f"\nnot run (over {args.within:g} s each in the last complete run; make prove runs them): "
               + ", ".join(skipped))
-    print(f"\nmake prove: {len(outcomes) - failed - bounded} passed{only_bounded}, {failed} failed"
+    print(f"\nmake prove: {len(outcomes) - failed - bounded} passed{of_them}{only_bounded}, {failed} failed"
           + (f", {len(skipped)} not run (--within {args.within:g})" if skipped else ""))
     return 1 if failed else 0
 
@@ -155,7 +157,7 @@ def print_table(outcomes: list[sby.Outcome]) -> None:
         found = o.attachment
         design = "-" if found is None else ("drop-in" if found.drop_in else "rtl/") + (
             ", invariants" if found and found.probes else "")
-        result = o.summary if o.passed and not o.bounded else f"{o.verdict}: {o.summary}"
+        result = o.summary if o.verdict in ("PROVED", "REACHED") else f"{o.verdict}: {o.summary}"
         cells.append((o.task.name, o.task.unit, o.task.where, MODES.get(o.task.mode, o.task.mode), design,
                       result, f"{o.seconds:.1f} s"))
     widths = [max(len(str(c[i])) for c in [header, *cells]) for i in range(len(header))]

@@ -23,9 +23,11 @@ flows/formal/<module>.sv, a stateless module of assertions) has it proved first,
 at the task's parameters on the task's engines (`prove_lemma`); when the lemma does not close the
 task has no verdict ("lemma fails", never a kill), and a PROVED names the lemma it rests on.
 
-A task in `mode prove` passes when k-induction closes; one in `mode cover` passes only when every
-cover statement is reached. A failed assertion is reported with its source line, the inputs of
-the counterexample decoded into units, and the path of its waveform.
+A task in `mode prove` passes when k-induction closes (PROVED); one in `mode bmc` when no assertion
+fails in its depth of cycles from reset, which is BOUNDED, never PROVED: nothing past that depth was
+checked; one in `mode cover` passes only when every cover statement is reached (REACHED). A failed
+assertion is reported with its source line, the inputs of the counterexample decoded into units, and
+the path of its waveform.
 """
 
 from __future__ import annotations
@@ -110,9 +112,13 @@ class Outcome:
 
     @property
     def verdict(self) -> str:
+        """FAILED, BOUNDED (no failure to a depth: a BMC task, or an induction that did not close on a
+        drop-in's ports alone), REACHED (every cover) or PROVED (k-induction closed)."""
         if not self.passed:
             return "FAILED"
-        return "BOUNDED" if self.bounded else ("REACHED" if self.task.mode == "cover" else "PROVED")
+        if self.bounded or self.task.mode == "bmc":
+            return "BOUNDED"
+        return "REACHED" if self.task.mode == "cover" else "PROVED"
 
 
 def _sections(text: str) -> dict[str, list[str]]:

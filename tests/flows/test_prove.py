@@ -5,6 +5,7 @@ tests/project/test_exit_status.py runs the real command."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from roofline_flows import prove, sby
 
 TASKS = [sby.Task(Path("roofline_round_cap.sby"), "verdict", "prove", 4, {}),
          sby.Task(Path("roofline_round_cap.sby"), "cover", "cover", 8, {})]
+BMC_TASK = sby.Task(Path("roofline_round_cap.sby"), "data", "bmc", 6, {})
 
 BUILD = "deep/build"  # below tmp_path, not there yet: make prove makes it
 
@@ -62,6 +64,28 @@ def test_one_failed_task_exits_1(proving: Proving, capsys: pytest.CaptureFixture
     assert ("roofline_round_cap.cover: FAILED, a summary\n    step 3: assert failed\n"
             '    rerun: make prove ARGS="-k roofline_round_cap.cover"') in out
     assert "roofline_round_cap.verdict: PROVED" not in out  # a proof that held is not listed again
+
+
+def test_a_bmc_task_passes_as_bounded_and_the_last_line_says_it_is_no_proof(proving: Proving,
+                                                                          monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sby, "tasks", lambda: [*TASKS, BMC_TASK])
+    proving["data"] = (True, False)
+    assert prove.main([]) == 0
+    out = capsys.readouterr().out
+    assert "BOUNDED roofline_round_cap.data" in out and "PROVED roofline_round_cap.data" not in out
+    assert "BMC from reset  rtl/    BOUNDED: a summary" in out  # the table says it too
+    assert out.rstrip().endswith("make prove: 3 passed (1 of them BMC: no failure to its depth from reset, "
+                                 "not a proof), 0 failed")
+
+
+def test_the_table_shows_a_bounded_drop_in_as_bounded_and_a_proof_by_its_summary(proving: Proving,
+                                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    proving["verdict"] = (True, True)
+    assert prove.main([]) == 0
+    cells = {row[0]: row for line in capsys.readouterr().out.splitlines()
+             if (row := re.split(r"\s{2,}", line.strip()))[0] in ("verdict", "cover")}
+    assert cells["verdict"][-2] == "BOUNDED: a summary" and cells["cover"][-2] == "a summary", cells
 
 
 def test_a_task_that_cannot_attach_is_a_failure_and_exits_1(proving: Proving, monkeypatch: pytest.MonkeyPatch,

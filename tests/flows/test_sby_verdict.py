@@ -1,5 +1,6 @@
 """sby.run's verdict from what SymbiYosys printed, with no solver (tests/flows/test_sby.py runs the
-real ones): PROVED only when k-induction closed; an induction that does not close on a drop-in
+real ones): PROVED only when k-induction closed; a BMC task with no failure to its depth is BOUNDED,
+never PROVED; an induction that does not close on a drop-in
 checked by its ports alone is BOUNDED, never PROVED; on the project's RTL, or with the invariants
 attached, it is a failure; a timeout, an error or an output with no verdict never passes, and a
 cover task passes only when every cover is reached."""
@@ -17,6 +18,7 @@ from roofline_flows import sby
 TASKS = {f"{t.unit}.{t.name}": t for t in sby.tasks()}
 PROVE = TASKS["roofline_intensity.data_uq2_2_c5"]  # k-induction, with a ports-only depth of its own
 COVER = TASKS["roofline_intensity.cover_uq2_2_c5"]
+BMC = TASKS["roofline_counts.data_uq1_1_l2_c2"]  # mode bmc: no induction, a depth of cycles from reset
 PROJECT = RTL_DIR / "roofline_intensity.sv"
 BASECASE_PASSED = "summary: engine_0 (smtbmc z3) returned pass for basecase\n"
 NOT_CLOSED = BASECASE_PASSED + "engine_0: ##   0:00:01  Status: failed\nDONE (UNKNOWN, rc=4)\n"
@@ -54,6 +56,19 @@ def test_an_induction_that_does_not_close_on_a_drop_in_by_its_ports_alone_is_bou
     assert found.passed and found.bounded and found.verdict == "BOUNDED"
     assert found.summary == (f"no failure in {PROVE.depth_for(False)} cycles from reset; induction does not close with "
                              "the port properties alone (the drop-in lacks probe_count)")
+
+
+@pytest.mark.parametrize("probes", [(), ("probe_count",)])
+def test_a_bmc_task_with_no_failure_to_its_depth_is_bounded_never_proved(probes: tuple[str, ...],
+                                                                        monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    assert BMC.mode == "bmc"  # the premise: the project has such a task
+    found = outcome(monkeypatch, tmp_path, BMC, "DONE (PASS, rc=0)\n", design=RTL_DIR / "roofline_counts.sv",
+                    probes=probes)
+    assert found.passed and found.verdict == "BOUNDED"
+    assert found.summary == f"no failure in {BMC.depth_for(bool(probes))} cycles from reset"
+    failing = outcome(monkeypatch, tmp_path, BMC, "DONE (FAIL, rc=2)\n", design=RTL_DIR / "roofline_counts.sv")
+    assert not failing.passed and failing.verdict == "FAILED"
 
 
 @pytest.mark.parametrize("where", ["the project's RTL", "the project's RTL, --no-probes", "a drop-in with the invariants"])
