@@ -326,7 +326,12 @@ async def back_to_back(run: Run) -> None:
                 run.sb.fail(f"cycle_{cycle}", f"done_o pulsed in cycle {cycle} with no placement in flight", kind="pulse",
                             event=True)
                 return
-            tb.check(in_flight.popleft()[0])
+            placement, started = in_flight.popleft()
+            tb.check(placement)
+            if cycle - started > tb.max_latency:  # came, but in the cycle the timeout below would have fired
+                run.sb.fail(placement.vector_id, f"LATENCY {cycle - started} cycles from the start sampled in cycle "
+                            f"{started} exceeds the documented {tb.max_latency} ({placement.label})", kind="latency",
+                            label=placement.label)
         if in_flight and cycle - in_flight[0][1] > tb.max_latency:
             first = in_flight[0][0]
             run.sb.fail(first.vector_id, f"TIMEOUT {run.cfg.top}: no done_o within {tb.max_latency} cycles of the start "

@@ -153,6 +153,47 @@ class IntensityModel:
         self.busy, self.done, self.left = False, 0, 0
 
 
+@dataclass
+class CountsModel:
+    """roofline_counts: a placement's result after `cycles` cycles from the one start_i is sampled in
+    (every placement alike), done_o high for one cycle; the outputs hold until the next result."""
+
+    fmt: QFormat
+    count_bits: int
+    levels: int
+    cycles: int
+    busy: bool = False
+    done: bool = False
+    left: int = 0
+    result: dict[str, int] = field(default_factory=dict)
+    pending: dict[str, int] = field(default_factory=dict)
+
+    def output(self, name: str, inputs: dict[str, int]) -> int:
+        if name in ("busy_o", "done_o"):
+            return int(self.busy if name == "busy_o" else self.done)
+        return self.result.get(name, 0)
+
+    def placed(self, inputs: dict[str, int]) -> dict[str, int]:
+        w, c = self.fmt.width, self.count_bits
+        bws = [(inputs["bw_i"] >> (level * w)) & self.fmt.max_raw for level in range(self.levels)]
+        moved = [(inputs["bytes_i"] >> (level * c)) & ((1 << c) - 1) for level in range(self.levels)]
+        want = fixed.counts_hierarchy(self.fmt, c, inputs["peak_i"], bws, inputs["ops_i"], moved)
+        packed = sum(cap << (level * w) for level, cap in enumerate(want.level_caps))
+        return {"cap_o": want.cap, "level_cap_o": packed, "mem_bound_o": int(want.mem_bound), "binding_o": want.binding}
+
+    def clock(self, inputs: dict[str, int]) -> None:
+        self.done = False
+        if not self.busy and inputs["start_i"]:
+            self.pending, self.busy, self.left = self.placed(inputs), True, self.cycles
+        if self.busy:
+            self.left -= 1
+            if self.left == 0:
+                self.busy, self.done, self.result = False, True, self.pending
+
+    def reset(self) -> None:
+        self.busy, self.done, self.left = False, False, 0
+
+
 class ClockedPorts(Ports):
     """A cycle model's ports on a clock of its own; every read is recorded, as the harness does."""
 
@@ -214,7 +255,7 @@ class ClockedPorts(Ports):
             self._rise()
             edge += PERIOD_PS
         if self.model.output(name, self.inputs) != 1:
-            self.now = limit
+            self.now = max(self.now, limit)  # a wait of no period passes no time (never back)
         elapsed = (self.now - started) // PERIOD_PS
         self.tape.entries.append(elapsed)
         return elapsed
