@@ -177,3 +177,25 @@ def test_what_verilators_parse_of_the_canonical_design_refuses_refuses_the_desig
     finding = "m.sv:2: Verilator's parse holds a call to $system: a design may not call it"
     reply = checked(tmp_path, monkeypatch, verilator=lambda path, design: [finding])
     assert reply["problems"] == [finding]
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda text: text.replace("assign b_o = a_i", "assign b_o = ~a_i"), "plain tokens that read back the same"),
+    (lambda text: text.replace("endmodule", "// a comment it never had\nendmodule"), "(LineComment in the text written)"),
+])
+def test_the_design_check_refuses_a_canonical_text_that_does_not_read_back_as_what_it_checked(
+        change: object, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The round trip is the design check's, not only the writer's: a writer that let one token change
+    (a bug of its own, or a spelling pyslang prints otherwise) must never hand the tools a design
+    other than the one the allow-list read."""
+    write = design_check.canonical.write
+
+    def wrong(tree: object, inside: object) -> object:
+        written = write(tree, inside)
+        return design_check.canonical.Canonical(change(written.text), written.lines)  # type: ignore[operator]
+
+    monkeypatch.setattr(design_check.canonical, "write", wrong)
+    reply = verdict(tmp_path, DESIGN)
+    assert "canonical" not in reply and len(reply["problems"]) == 1 and said in reply["problems"][0], reply
+    monkeypatch.setattr(design_check.canonical, "write", write)
+    assert verdict(tmp_path, DESIGN)["problems"] == []  # the control: the writer as it is
