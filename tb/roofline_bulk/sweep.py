@@ -121,6 +121,12 @@ def make_config(args: argparse.Namespace, top: str, seed: int) -> SweepConfig:
     )
     if cfg.only is not None and not 0 <= cfg.only < cfg.total and mode != "replay":
         raise ValueError(f"ONLY={cfg.only}: this sweep numbers its vectors 0..{cfg.total - 1}")
+    start, stop = cfg.index_range()
+    if mode != "replay" and start == stop:  # a sweep of nothing would check nothing: never a pass
+        blocks = -(-cfg.total // cfg.shard_unit)
+        raise ValueError(f"SHARD={cfg.shard}: the sweep's {cfg.total:,} vector(s) are cut into shards of whole blocks of "
+                         f"{cfg.shard_unit:,}, {blocks} block(s) here, and this shard gets none: give at most {blocks} "
+                         "shard(s), or a larger N")
     return cfg
 
 

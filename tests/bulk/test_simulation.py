@@ -124,3 +124,14 @@ def test_a_bug_is_caught_every_failing_vector_saved_and_replayed(sim: str, seed:
     first_failing = int(failure.split("ONLY=")[1].split()[0])
     only, only_stats = sweep(replace(cfg, only=first_failing), "mutant")
     assert not passed(only) and only_stats["checked"] == only_stats["mismatched"] == 1
+
+
+@pytest.mark.sim
+def test_a_sweep_of_no_vector_fails_in_the_simulator_too(seed: int) -> None:
+    """make sweep refuses a shard that holds no vector before it builds; the simulator's job is the wall
+    behind it: a sweep that checked nothing fails there, whatever reached it."""
+    cfg = SweepConfig("roofline_attainable", "icarus", DEFAULT_SET, seed, count=10, shard=Shard(0, 4), lanes=1)
+    assert cfg.index_range() == (0, 0)  # the premise: this shard holds none of the 10
+    result, _ = run_sweep(cfg, "empty", quiet=True)
+    assert not passed(result)
+    assert any("bulk sweep checked nothing" in failure for failure in result.failures), result.failures

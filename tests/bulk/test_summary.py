@@ -16,11 +16,31 @@ from commands import command_env, run_command
 from roofline_bulk import sweep as sweep_cli
 from roofline_bulk.config import DEFAULT_BATCH, SweepConfig
 from roofline_bulk.stimulus import Shard
-from roofline_bulk.summary import rate_text
+from roofline_bulk.summary import rate_text, summarize
 from roofline_core.contract import ParamSet
 from roofline_core.paths import REPO_ROOT
 
 SCREEN = 24  # lines of a terminal: the first mismatch must start within one screen of the summary
+
+
+def stats(checked: int, mismatched: int = 0) -> dict[str, object]:
+    return {"checked": checked, "mismatched": mismatched, "seconds": 0.5, "vectors_per_s": 2.0 * checked,
+            "bins": {"memory-bound": checked}, "reports": [], "failures_file": None}
+
+
+@pytest.mark.parametrize(("found", "failures", "verdict"), [
+    (stats(10), (), "PASS"),
+    (stats(1), (), "PASS"),
+    (stats(0), (), "FAIL"),  # nothing checked is never a pass
+    (stats(10, 1), (), "FAIL"),
+    (stats(10), ("bulk_sweep: the simulator stopped",), "FAIL"),
+    (None, (), "FAIL"),  # no statistics: the sweep did not finish
+], ids=["checked", "one", "nothing", "a-mismatch", "a-failure", "no-statistics"])
+def test_the_summarys_verdict_is_a_pass_only_of_vectors_checked_and_all_right(
+        found: dict[str, object] | None, failures: tuple[str, ...], verdict: str, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = SweepConfig("roofline_attainable", "icarus", ParamSet(), 7, count=10)
+    assert summarize(cfg, found, failures, 1.0) is (verdict == "PASS")
+    assert capsys.readouterr().out.splitlines()[-1].startswith(f"{verdict}; seed 7; rerun: make sweep ")
 
 
 @pytest.mark.parametrize(("per_second", "text"), [

@@ -92,11 +92,21 @@ def test_a_build_that_stops_exits_1_and_bad_input_exits_2(sweeping: dict[str, ob
     (["-n", "0"], "error: N must be at least 1"),
     (["--only", "200"], "error: ONLY=200: this sweep numbers its vectors 0..199"),
     (["--only", "-1"], "error: ONLY=-1: this sweep numbers its vectors 0..199"),
+    (["--shard", "2/4"], "error: SHARD=2/4: the sweep's 200 vector(s) are cut into shards of whole blocks of 65,536, "
+                         "1 block(s) here, and this shard gets none: give at most 1 shard(s), or a larger N"),
+    (["--shard", "0/2"], "error: SHARD=0/2: the sweep's 200 vector(s) are cut into shards of whole blocks of 65,536, "
+                         "1 block(s) here, and this shard gets none: give at most 1 shard(s), or a larger N"),
 ])
 def test_an_impossible_sweep_is_one_line_and_exit_2(sweeping: dict[str, object], arguments: list[str], message: str,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     assert sweep.main([*SWEEP, *arguments]) == 2
     assert capsys.readouterr().err.strip() == message
+
+
+@pytest.mark.parametrize(("count", "shard"), [(200, "1/2"), (200, "3/4"), (65_537, "0/2"), (65_537, "1/2")])
+def test_a_shard_that_holds_vectors_runs(sweeping: dict[str, object], count: int, shard: str) -> None:
+    """Shards are cut on blocks: of one block the last shard holds it; of two blocks, each of two shards one."""
+    assert sweep.main([*SWEEP[:4], "-n", str(count), "--seed", "1", "--shard", shard]) == 0
 
 
 def test_the_last_vector_may_be_run_alone(sweeping: dict[str, object]) -> None:
