@@ -256,8 +256,49 @@ def reset(text: str) -> list[Claim]:
     return claims
 
 
+# ------------------------------------------------------------------ the handshake and the pulse
+
+
+def transfers(valid: bool, ready: bool) -> bool:
+    """A valid/ready transfer (docs/design.md, roofline_pipe_reg): in a cycle where both are high."""
+    return valid and ready
+
+
+def accepts(last_stage_empty: bool, result_taken: bool) -> bool:
+    """The pipeline takes an input when its last stage is empty or its result is being taken
+    (in_ready_o = !out_valid_o || out_ready_i, as rtl/roofline_pipe_reg.sv's ready_o)."""
+    return last_stage_empty or result_taken
+
+
+def handshake(text: str) -> list[Claim]:
+    """What a transfer is, when outputs hold, and when an input is taken, each over every case."""
+    found = []
+    for m in re.finditer(r"a transfer happens when valid (and|or) ready (?:are both|is) (high|low)", text):
+        def stated(valid: bool, ready: bool, m: re.Match[str] = m) -> bool:
+            level = m[2] == "high"
+            return (valid == level and ready == level) if m[1] == "and" else (valid == level or ready == level)
+        found.append(Claim("transfer", m[0], all(stated(v, r) == transfers(v, r) for v in (0, 1) for r in (0, 1))))
+    for m in re.finditer(r"hold every output while (out_ready_i|in_ready_o|in_valid_i|out_valid_o) is (low|high)", text):
+        found.append(Claim("hold", m[0], (m[1], m[2]) == ("out_ready_i", "low")))  # no transfer out: nothing changes
+    for m in re.finditer(r"accept a new input whenever the last stage is (empty|full) (or|and) its result is "
+                         r"(being taken|not taken)", text):
+        def said(empty: bool, taken: bool, m: re.Match[str] = m) -> bool:
+            first = empty if m[1] == "empty" else not empty
+            second = taken if m[3] == "being taken" else not taken
+            return (first or second) if m[2] == "or" else (first and second)
+        found.append(Claim("accept", m[0], all(said(e, t) == accepts(e, t) for e in (0, 1) for t in (0, 1))))
+    return found
+
+
+def pulse(text: str) -> list[Claim]:
+    """roofline-spec: done_o is a one-cycle pulse, with ai_o, sat_o and div0_o valid in it."""
+    return [Claim("pulse", m[0], m[1] == "one" and m[2] == "once" and m[3] == "that")
+            for m in re.finditer(r"done_o is a (one|two|multi)-cycle pulse, (once|twice) per operation, with ai_o, sat_o "
+                                 r"and div0_o valid in (that|the next) cycle", text)]
+
+
 READERS = (memory_bound_test, ridge_roof, below_ridge, add_half, rounding_formula, ties, extra_quotient_bit, binding,
-           saturation, product_width, latency, reset)
+           saturation, product_width, latency, reset, handshake, pulse)
 
 
 def claims(text: str) -> list[Claim]:

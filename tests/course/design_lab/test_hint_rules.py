@@ -18,8 +18,8 @@ from roofline_course.design_lab import hints, roofs
 
 RATE_TOPS, DIVIDER, PIPE = hints.RATE_TOPS, hints.DIVIDER, hints.PIPE
 
-# Per kind of hint, the rules it must state, per module; kinds that teach a behaviour the model
-# cannot evaluate (a pulse, a handshake, driving every output) state none and are read for consistency only.
+# Per kind of hint, the rules it must state, per module; the handshake's and the pulse's are held to the
+# contract's valid/ready rule and done_o pulse; driving every output states none that can be evaluated.
 REQUIRED: dict[str, dict[str, set[str]]] = {
     "ridge tie": dict.fromkeys(RATE_TOPS, {"memory-bound test", "ridge roof"}),
     "rounding": {**dict.fromkeys(RATE_TOPS, {"rounding", "ties"}), DIVIDER: {"divider rounding", "ties"}},
@@ -28,6 +28,8 @@ REQUIRED: dict[str, dict[str, set[str]]] = {
     "binding level": dict.fromkeys(hints.LEVEL_TOPS, {"level tie", "binding level", "compute binding"}),
     "latency": {DIVIDER: {"divider latency"}, PIPE: {"pipe latency"}},
     "reset": {DIVIDER: {"reset"}, PIPE: {"reset"}},
+    "handshake": {PIPE: {"transfer", "hold", "accept"}},
+    "pulse": {DIVIDER: {"pulse"}},
 }
 HINT_CASES = [pytest.param(kind, top, id=f"{kind}-{top}") for kind, tops in hints.HINTS.items() for top in tops]
 
@@ -86,6 +88,14 @@ REVERSALS = [
     ("each result comes out exactly 2 + MUL_STAGES cycles after its input", "pipe latency"),
     ("each result comes out exactly 3 + MUL_STAGES cycles after its input (5 for MUL_STAGES = 1)", "pipe latency"),
     ("rst_ni is synchronous and active low", "reset"),
+    ("a transfer happens when valid or ready is high", "transfer"),
+    ("a transfer happens when valid and ready are both low", "transfer"),
+    ("hold every output while out_ready_i is high", "hold"),
+    ("hold every output while in_valid_i is low", "hold"),
+    ("accept a new input whenever the last stage is empty and its result is being taken", "accept"),
+    ("accept a new input whenever the last stage is full or its result is being taken", "accept"),
+    ("done_o is a two-cycle pulse, once per operation, with ai_o, sat_o and div0_o valid in that cycle", "pulse"),
+    ("done_o is a one-cycle pulse, once per operation, with ai_o, sat_o and div0_o valid in the next cycle", "pulse"),
 ]
 
 

@@ -84,3 +84,5 @@ def test_all_or_nothing_pays_only_for_tests_that_passed_not_for_one_that_stopped
     assert scoring.earned(lab, group, [passing, stopped]) == 0.0
     assert scoring.earned(lab, replace(group, scoring="proportional"), [passing, stopped]) == 1.0
     assert scoring.earned(lab, group, [passing, passing]) == 1.0
+    nothing = Verdict("c", 0, (), 0, ())  # no failure, never stopped, and nothing checked: no pass either
+    assert scoring.earned(lab, group, [passing, nothing]) == 0.0
