@@ -97,10 +97,6 @@ class Row:
     cells: dict[str, Cell] = field(default_factory=dict)
 
     @property
-    def killed(self) -> bool:
-        return any(cell.outcome == "killed" for cell in self.cells.values())
-
-    @property
     def simulation_killed(self) -> bool:
         """A bench or a sweep killed it at every seed run."""
         seeds = {seed for layer in SIMULATION if layer in self.cells for seed in self.cells[layer].by_seed}
@@ -362,6 +358,15 @@ def run_mechanical(pool: ProcessPoolExecutor, per_top: int, per_sequential: int,
     return verdicts
 
 
+def closing_line(rows: list[Row]) -> str:
+    """How many hand-written mutants the kill rule caught, and how many each layer killed: a layer's
+    error, survival, unknown or n/a is no kill."""
+    caught = sum(row.caught for row in rows)
+    killed = {layer: sum(row.cells[layer].outcome == "killed" for row in rows if layer in row.cells) for layer in LAYERS}
+    return (f"make mutants: hand-written {caught}/{len(rows)} caught (a bench or sweep at every seed, and a proof with a "
+            "counterexample where one applies); killed by " + ", ".join(f"{layer} {killed[layer]}" for layer in LAYERS))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="make mutants", description=__doc__,
@@ -424,10 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in kill_matrix.table(document).splitlines():
         print("  " + line)
     print(f"kill matrix written to {shown(KILL_MATRIX)}")
-    caught = sum(row.caught for row in rows)
-    print(f"make mutants: hand-written {caught}/{len(rows)} caught (a bench or sweep at every seed, and a proof with a "
-          f"counterexample where one applies); killed by "
-          + ", ".join(f"{layer} {sum(r.cells[layer].outcome == 'killed' for r in rows)}" for layer in LAYERS))
+    print(closing_line(rows))
     options = f" --seeds {','.join(map(str, seeds))}" + (f" --sweep {args.sweep}" if args.sweep != 300 else "")
     for row in rows:
         for line in (row.cells.get("proof", Cell("n/a")).evidence if row.cells.get("proof", Cell("n/a")).outcome == "killed"

@@ -39,16 +39,24 @@ def survived_at(*seeds: int) -> Cell:
 # ---------------------------------------------------------------- a row's verdict
 
 
-def test_a_row_is_killed_by_any_layers_kill_and_simulation_killed_needs_every_seed() -> None:
-    assert Row(MUTANT, {"bench": survived_at(1), "sweep": NA, "proof": Cell("killed", "t: failed")}).killed
-    assert not Row(MUTANT, {"bench": survived_at(1), "sweep": NA, "proof": Cell("survived")}).killed
-    assert not Row(MUTANT, {}).killed and not Row(MUTANT, {}).simulation_killed  # nothing ran: nothing killed
+def test_simulation_killed_needs_every_seed_and_a_row_where_nothing_ran_killed_nothing() -> None:
+    assert not Row(MUTANT, {}).simulation_killed  # nothing ran: nothing killed
     assert not Row(MUTANT, {"bench": Cell("n/a"), "sweep": Cell("n/a")}).simulation_killed  # no seed ran
     assert Row(MUTANT, {"bench": killed_at(1, 2)}).simulation_killed
     assert Row(MUTANT, {"sweep": killed_at(1, 2)}).simulation_killed
     assert not Row(MUTANT, {"bench": Cell("killed", by_seed={"1": "killed", "2": "survived"})}).simulation_killed
     assert not Row(MUTANT, {"bench": killed_at(1), "sweep": survived_at(2)}).simulation_killed  # seed 2: no layer
     assert not Row(MUTANT, {"proof": Cell("killed", by_seed={"1": "killed"})}).simulation_killed  # a proof is no simulation
+
+
+def test_the_closing_line_counts_only_kills_per_layer_and_only_caught_rows() -> None:
+    rows = [Row(MUTANT, {"bench": killed_at(1), "sweep": NA, "proof": Cell("killed", "t: failed")}),
+            Row(MUTANT, {"bench": killed_at(1), "sweep": killed_at(1), "proof": Cell("error", "TIMEOUT")}),
+            Row(MUTANT, {"bench": survived_at(1), "sweep": Cell("error", "build"), "proof": Cell("unknown", "x")}),
+            Row(MUTANT, {"bench": killed_at(1)})]  # no sweep or proof cell at all
+    assert rtl_mutants.closing_line(rows) == (
+        "make mutants: hand-written 2/4 caught (a bench or sweep at every seed, and a proof with a counterexample where "
+        "one applies); killed by bench 3, sweep 1, proof 1")
 
 
 @pytest.mark.parametrize(("proof", "mutant", "gap"), [
