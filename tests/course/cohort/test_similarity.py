@@ -228,3 +228,31 @@ def test_pairs_come_highest_share_first_then_most_tokens_then_by_name(tmp_path: 
     assert ranked.index(("cap", "cap-copy")) < ranked.index(("level", "level-copy")) < ranked.index(("level", "mixed-1")) \
         < ranked.index(("mixed-1", "mixed-2"))
     assert found.pairs == sorted(found.pairs, key=lambda pair: (-pair.share, -pair.tokens, pair.first, pair.second))
+
+
+
+def test_the_class_page_takes_the_labs_starter_as_boilerplate_and_nothing_else_of_the_lab(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dashboard.write compares the class against the lab's starter: two students who both handed in lab 6's
+    own solution are alike (the solution is no boilerplate, though it sits in the lab's folder), two who
+    handed in the starter are not."""
+    from roofline_course.cohort import dashboard, table
+    from roofline_course.cohort.lateness import ON_TIME
+
+    lab6 = load_lab(6)
+    solution = (lab6.folder / "solution" / "test_roofline_attainable.py").read_text()
+    starter = (lab6.starter / "test_roofline_attainable.py").read_text()
+    rows = {}
+    for key, text in (("sol-1", solution), ("sol-2", solution), ("start-1", starter), ("start-2", starter)):
+        (tmp_path / key / similarity.STAGED).mkdir(parents=True)
+        (tmp_path / key / similarity.STAGED / "test_roofline_attainable.py").write_text(text)
+        row = table.make_row(lab6, key, table.Graded("graded", 10.0, folder=str(tmp_path / key)), ON_TIME, "", 10.0)
+        rows[row["id"]] = row
+    seen: list[Path] = []
+    real = dashboard.similarity
+    monkeypatch.setattr(dashboard, "similarity", lambda folders, starter_folder: seen.append(starter_folder) or real(
+        folders, starter_folder))
+    dashboard.write(tmp_path, lab6, rows)
+    assert seen == [lab6.starter]
+    pairs = (tmp_path / dashboard.PAIRS_FILE).read_text()
+    assert '"sol-1","sol-2"' in pairs and "start-1" not in pairs, pairs
