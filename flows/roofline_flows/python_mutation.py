@@ -245,6 +245,20 @@ def make_copy(into: Path = COPY) -> Path:
     return into
 
 
+@contextmanager
+def one_run_at_a_time() -> Iterator[None]:
+    """The copies in build/mutation are this run's alone: a second run in the same checkout would make its
+    copies anew under the first one's mutants. Raises MutationError while another run holds them."""
+    COPY.parent.mkdir(parents=True, exist_ok=True)
+    with (COPY.parent / ".lock").open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise MutationError(f"another make mutation is running in this checkout ({COPY.parent}); wait for it, "
+                                "or run this one from another clone") from None
+        yield
+
+
 def _forget_bytecode(path: Path) -> None:
     for cached in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
         cached.unlink(missing_ok=True)
@@ -582,11 +596,12 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + budget
     write = args.write or args.all or args.stale
     lanes = max(1, min(args.jobs, len(chosen)))
-    say(f"make mutation: {len(chosen)} module(s) in {lanes} lane(s), each mutating a copy of the checkout in "
-        f"{COPY.parent}")
     try:
-        tallies = run_lanes(chosen, lanes, equivalents, deadline, args.verbose,
-                            on_done=(lambda tally: write_doc([tally])) if write else None)
+        with one_run_at_a_time():
+            say(f"make mutation: {len(chosen)} module(s) in {lanes} lane(s), each mutating a copy of the checkout in "
+                f"{COPY.parent}")
+            tallies = run_lanes(chosen, lanes, equivalents, deadline, args.verbose,
+                                on_done=(lambda tally: write_doc([tally])) if write else None)
     except MutationError as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2

@@ -104,3 +104,14 @@ def test_jobs_below_one_or_not_a_number_is_refused(jobs: str, capsys: pytest.Cap
 def test_all_has_no_budget_unless_one_is_given() -> None:
     assert pm.parse_args(["--all"]).budget is None and pm.parse_args(["--budget", "5"]).budget == 5.0
     assert pm.parse_args([]).jobs >= 1
+
+
+def test_a_second_run_in_the_same_checkout_is_refused_while_the_first_holds_the_copies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pm, "COPY", tmp_path / "mutation" / "checkout")
+    with pm.one_run_at_a_time():
+        with pytest.raises(pm.MutationError, match="another make mutation is running in this checkout"), \
+                pm.one_run_at_a_time():
+            pass
+    with pm.one_run_at_a_time():  # free again once the first is done
+        pass
