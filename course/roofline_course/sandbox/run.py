@@ -45,11 +45,12 @@ class Outcome:
     timed_out: bool = False
     output_truncated: list[str] = field(default_factory=list)  # "stdout", "stderr": the cap was hit
     stalled: bool = False  # timed out by the stall limit: the result pipe fell silent once it had begun
+    killed_by: int = 0  # the signal that ended the step, 0 if none (bubblewrap exits with 128 + it)
 
     @property
     def crashed(self) -> bool:
-        """Stopped by a signal (a limit, a crash) rather than exiting."""
-        return self.returncode is not None and self.returncode < 0
+        """Stopped by a signal (a limit, a crash) rather than exiting, in every isolation."""
+        return self.returncode is not None and (self.returncode < 0 or self.killed_by > 0)
 
 
 @dataclass
@@ -172,9 +173,20 @@ def _run(argv: list[str], submission: Path | None, timeout_s: float, limits: Lim
     for reader in readers:
         reader.join(timeout=10)
     truncated = [name for name, cut in (("stdout", out_cut), ("stderr", err_cut)) if cut[0]]
-    return Outcome(None if timed_out else process.returncode, b"".join(out).decode(errors="replace"),
-                   b"".join(err).decode(errors="replace"), b"".join(result_chunks), time.monotonic() - started,
-                   timed_out, truncated, stalled)
+    code = None if timed_out else process.returncode
+    return Outcome(code, b"".join(out).decode(errors="replace"), b"".join(err).decode(errors="replace"),
+                   b"".join(result_chunks), time.monotonic() - started, timed_out, truncated, stalled,
+                   killed_by(code, isolation))
+
+
+def killed_by(code: int | None, isolation: str) -> int:
+    """The signal a step's exit status says ended it: a negative status is a signal wherever the step ran;
+    bubblewrap, whose child it was, exits with 128 + the signal instead."""
+    if code is None:
+        return 0
+    if code < 0:
+        return -code
+    return code - 128 if isolation == "bwrap" and 128 < code <= 128 + signal.SIGRTMAX else 0
 
 
 class _Conversation(threading.Thread):

@@ -147,12 +147,19 @@ print("finished")
 """
 
 
+@pytest.mark.parametrize(("code", "crashed"), [("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", True),
+                                                ("import sys; sys.exit(3)", False), ("pass", False)])
+def test_a_step_a_signal_ended_is_a_crash_and_one_that_exited_is_not(code: str, crashed: bool) -> None:
+    outcome = sandboxed(code)
+    assert outcome.crashed is crashed and outcome.killed_by == (signal.SIGSEGV if crashed else 0), outcome
+
+
 def test_the_cpu_limit_kills_a_busy_loop_at_its_cpu_seconds() -> None:
     outcome = sandboxed(CPU_PROBE, sandbox.Limits(cpu_s=1), timeout_s=60)
     lines = outcome.stdout.splitlines()
     assert not outcome.timed_out and "finished" not in lines, outcome
     # RLIMIT_CPU with soft = hard ends in SIGKILL; bwrap reports its child's signal as 128 + the signal.
-    assert outcome.returncode == 128 + signal.SIGKILL, outcome
+    assert outcome.returncode == 128 + signal.SIGKILL and outcome.crashed and outcome.killed_by == signal.SIGKILL, outcome
     # killed as its CPU time reached 1 s, not before or after (printed to one decimal: 0.95 s reads 1.0)
     assert 0.8 <= float(lines[-1]) <= 1.0, lines[-3:]
 
