@@ -118,6 +118,7 @@ class Tally:
     threshold: float = 0.9
     survivors: list[Mutant] = field(default_factory=list)  # not recorded as equivalent
     unmatched: list[str] = field(default_factory=list)     # recorded equivalents no mutant of the module has now
+    error: str = ""  # why the module could not be run at all (its tests fail unmutated)
     seconds: float = 0.0
 
     @property
@@ -132,11 +133,13 @@ class Tally:
 
     @property
     def ok(self) -> bool:
-        return (self.mutants > 0 and self.not_run == 0 and not self.survivors and not self.unmatched
+        return (not self.error and self.mutants > 0 and self.not_run == 0 and not self.survivors and not self.unmatched
                 and self.score is not None and self.score >= self.threshold)
 
     @property
     def why_not_ok(self) -> str:
+        if self.error:
+            return self.error
         if self.not_run:
             return f'{self.not_run} mutants not run (ARGS="--budget <s>")'
         if not self.mutants:
@@ -417,7 +420,7 @@ def choose(targets: list[Target], names: list[str]) -> list[Target]:
 
 def row(tally: Tally) -> str:
     score = f"{100 * tally.score:.0f}%" if tally.score is not None else "-"
-    verdict = ("ok" if tally.ok else "incomplete" if tally.not_run
+    verdict = ("ok" if tally.ok else "not run (its tests fail unmutated)" if tally.error else "incomplete" if tally.not_run
                else "stale equivalents" if tally.unmatched and not tally.survivors and tally.score is not None
                and tally.score >= tally.threshold else "BELOW")
     return (f"| `{tally.module}` | {tally.mutants} | {tally.killed} | {tally.survived} | {tally.timed_out} | "
@@ -499,8 +502,9 @@ def longest_first(chosen: list[Target], seconds: dict[str, float]) -> list[Targe
 def run_lanes(chosen: list[Target], lanes: int, equivalents: dict[tuple[str, str], str], deadline: float,
               verbose: bool = False, on_done: Callable[[Tally], None] | None = None) -> list[Tally]:
     """The modules over `lanes` lanes side by side, each lane in a copy of the checkout of its own taking
-    the next module when it is free; the tallies in the table's order. A lane that cannot go on (a
-    module's tests failing unmutated) stops the others after their current mutant, and its error is raised."""
+    the next module when it is free; the tallies in the table's order. A module whose tests fail
+    unmutated gets a tally saying so (no row is written for it) and the others still run; a lane that
+    fails otherwise stops the others after their current mutant, and its error is raised."""
     waiting = longest_first(chosen, recorded_seconds())
     taking = threading.Lock()
     stop = threading.Event()
@@ -515,7 +519,12 @@ def run_lanes(chosen: list[Target], lanes: int, equivalents: dict[tuple[str, str
                     if not waiting:
                         return
                     target = waiting.pop(0)
-                tally = run_module(target, work, equivalents, deadline, verbose, stop)
+                try:
+                    tally = run_module(target, work, equivalents, deadline, verbose, stop)
+                except MutationError as problem:  # its tests fail unmutated: said, and the other modules still run
+                    say(f"  {target.path}: not run: {problem}")
+                    done[target.path] = Tally(target.name, threshold=target.threshold, error=str(problem).splitlines()[0])
+                    continue
                 done[target.path] = tally
                 if on_done is not None:  # each module's row as soon as it is done: a run stopped later keeps them
                     on_done(tally)
@@ -613,9 +622,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"table written into {DOC.relative_to(REPO_ROOT)}")
     failing = [t for t in tallies if not t.ok]
     for tally in failing:
-        print(f"FAIL {tally.module}: {tally.why_not_ok}")
+        print(f"{'ERROR' if tally.error else 'FAIL'} {tally.module}: {tally.why_not_ok}")
     print(f"make mutation: {len(tallies) - len(failing)} of {len(tallies)} modules pass")
-    return 1 if failing else 0
+    return 2 if any(t.error for t in tallies) else 1 if failing else 0
 
 
 if __name__ == "__main__":

@@ -88,10 +88,23 @@ def test_one_lane_runs_the_modules_longest_first_in_one_copy(lanes: dict[str, li
     assert lanes["copies"] == ["checkout"] and len(tallies) == 3
 
 
-def test_a_lane_that_cannot_go_on_stops_the_run_with_its_error(lanes: dict[str, list]) -> None:
-    with pytest.raises(pm.MutationError, match="broken.py: its tests do not pass unmutated"):
-        pm.run_lanes([target("broken"), target("a"), target("c")], 2, {}, deadline=time.monotonic() + 60)
-    assert all(not r[3] for r in lanes["runs"])  # what ran, ran before the stop; nothing after it starts
+def test_a_module_whose_tests_fail_unmutated_is_reported_and_the_others_still_run(lanes: dict[str, list]) -> None:
+    tallies = pm.run_lanes([target("broken"), target("a"), target("c")], 2, {}, deadline=time.monotonic() + 60)
+    assert [t.module for t in tallies] == ["pkg/broken.py", "pkg/a.py", "pkg/c.py"]
+    broken = tallies[0]
+    assert not broken.ok and broken.why_not_ok == "pkg/broken.py: its tests do not pass unmutated (failed)"
+    assert "not run (its tests fail unmutated)" in pm.row(broken)
+    assert sorted(r[0] for r in lanes["runs"]) == ["pkg/a.py", "pkg/c.py"]  # the others ran, to their end
+
+
+def test_a_lane_that_fails_otherwise_stops_the_run_with_its_error(lanes: dict[str, list],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def make_copy(into: Path) -> Path:
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(pm, "make_copy", make_copy)
+    with pytest.raises(OSError, match="no space left"):
+        pm.run_lanes([target("a"), target("c")], 2, {}, deadline=time.monotonic() + 60)
 
 
 @pytest.mark.parametrize("jobs", ["0", "-1", "two"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,11 @@ from typing import Any
 import pytest
 
 
-def once_per_run(factory: pytest.TempPathFactory, worker_id: str, name: str,
-                 work: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
-    """work(folder) -> a JSON-able dict, done once per run in `folder`; every caller gets that dict."""
-    if worker_id == "master":  # no xdist: nothing to share, and pytest-of-<user> is kept across runs
+def once_per_run(factory: pytest.TempPathFactory, name: str, work: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+    """work(folder) -> a JSON-able dict, done once per run in `folder`; every caller gets that dict.
+    The worker is read from xdist's environment, so that a run without xdist (`-p no:xdist`, as make
+    mutation's) needs none of its fixtures."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # no xdist: nothing to share, and pytest-of-<user> is kept across runs
         return work(factory.mktemp(name))
     shared = factory.getbasetemp().parent  # pytest-<n>: this run's, the parent of every worker's folder
     with (shared / f"{name}.lock").open("w") as lock:

@@ -135,9 +135,9 @@ def run_grade_all(monkeypatch: pytest.MonkeyPatch, scratch: Path, *args: str) ->
 # A session fixture, graded once per run (tests/support/once_per_run.py): xdist interleaves files on a
 # worker, and a module fixture is rebuilt at each return; each worker grading the class again cost 6 s.
 @pytest.fixture(scope="session")
-def graded_class(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
+def graded_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The class above, graded once (the fake grader, a second or two); what each test reads."""
-    found = once_per_run(tmp_path_factory, worker_id, "graded-class", grade_the_class)
+    found = once_per_run(tmp_path_factory, "graded-class", grade_the_class)
     rows = found["rows"]
     return {**found, "room": Path(found["room"]), "out": Path(found["out"]),
             "by_name": {row["submission"]: row for row in rows}}
