@@ -162,9 +162,11 @@ class CountsModel:
     count_bits: int
     levels: int
     cycles: int
+    again_after: int = 0  # a bug: done_o pulses again this many cycles after each result (0: never)
     busy: bool = False
     done: bool = False
     left: int = 0
+    since: int = -1  # cycles since the last result
     result: dict[str, int] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
 
@@ -183,15 +185,18 @@ class CountsModel:
 
     def clock(self, inputs: dict[str, int]) -> None:
         self.done = False
+        self.since = self.since + 1 if self.since >= 0 else -1
+        if self.again_after and self.since == self.again_after:
+            self.done = True  # the bug: a second pulse, with no new start
         if not self.busy and inputs["start_i"]:
             self.pending, self.busy, self.left = self.placed(inputs), True, self.cycles
         if self.busy:
             self.left -= 1
             if self.left == 0:
-                self.busy, self.done, self.result = False, True, self.pending
+                self.busy, self.done, self.result, self.since = False, True, self.pending, 0
 
     def reset(self) -> None:
-        self.busy, self.done, self.left = False, False, 0
+        self.busy, self.done, self.left, self.since = False, False, 0, -1
 
 
 class ClockedPorts(Ports):
