@@ -43,7 +43,8 @@ class PipeModel:
     late/early: one stage more/less; ready waits for the sink: in_ready_o = out_ready_i; valid never
     reset: out_valid_o and in_ready_o are X (no reset gives the valid bits a value); late and
     duplicated: one stage more, and each result shown for a second cycle (the pipe holding its input
-    meanwhile); VALUE_BUGS: the value bugs of model_design, on every result."""
+    meanwhile); flickers while stalled: a result not taken changes its cap's low bit each stalled cycle, and
+    is right whenever it is taken; VALUE_BUGS: the value bugs of model_design, on every result."""
 
     fmt: QFormat
     levels: int
@@ -78,6 +79,9 @@ class PipeModel:
     def clock(self, inputs: dict[str, int]) -> None:
         if not self.advance(inputs):
             self.repeated = self.repeated or (self.stages[-1] is not None and bool(inputs["out_ready_i"]))
+            if self.bug == "flickers while stalled" and self.stages[-1] is not None:  # right again when taken
+                held = self.stages[-1]
+                self.shown = {**held, "cap_o": held["cap_o"] ^ 1} if self.shown == held else dict(held)
             return
         self.repeated = False
         entering = None
