@@ -10,6 +10,8 @@ answers the testbench never reads are a violation of the run.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -204,3 +206,18 @@ def test_the_channel_folder_is_passable_not_listable_and_its_files_are_the_ones_
     finally:
         channel.close()
     assert not channel.folder.exists() and not channel.empty.exists()
+
+
+def test_the_relays_thread_never_keeps_the_grader_alive(tmp_path: Path) -> None:
+    """A grader that ends (or dies) while a run's relay still waits on its FIFO exits at once: the
+    server is a daemon thread, never one the interpreter waits for."""
+    script = tmp_path / "grader.py"
+    script.write_text(
+        "import sys\nfrom pathlib import Path\nfrom port_channel_shell import example_bank\n"
+        "from roofline_course.testbench_lab.port_channel import Channel, ChannelServer\n"
+        "folder = Path(sys.argv[1])\nshell = folder / 'shell.vvp'\nshell.write_text('not run here')\n"
+        "server = ChannelServer(Channel(shell), example_bank(folder), 'model:reference', 'model:reference')\n"
+        "server.start()\nprint('started', flush=True)\n")  # and ends, never stopping the server
+    run = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=20,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert run.returncode == 0 and run.stdout == "started\n", run.stderr[-2000:]
