@@ -211,8 +211,8 @@ def changed_lines(original: str, mutated: str) -> tuple[int, str]:
     return start + 1, "\n".join(change)
 
 
-def mutants_of(target: Target) -> list[Mutant]:
-    source = (REPO_ROOT / target.path).read_text()
+def mutants_of(target: Target, root: Path = REPO_ROOT) -> list[Mutant]:
+    source = (root / target.path).read_text()
     tree = get_ast(source)
     found: list[Mutant] = []
     seen: dict[str, int] = {}
@@ -388,10 +388,23 @@ def changed_modules(targets: list[Target], base: str = "main") -> list[Target]:
     return [target for target in targets if _touched(target, changed)]
 
 
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _row_measures_now(target: Target, line: str, root: Path) -> bool:
+    """A row passed (verdict ok) over the mutants the table's entry yields now: a row left failing, or
+    one measured over other functions (the entry in flows/python-mutation.toml changed), is not a
+    measurement of the module as it is."""
+    cells = _cells(line)
+    return len(cells) == 9 and cells[8] == "ok" and cells[1] == str(len(mutants_of(target, root)))
+
+
 def stale_modules(targets: list[Target], root: Path = REPO_ROOT, doc: Path = DOC) -> list[Target]:
-    """The modules whose measured row is older than their code: no row in the docs' table, or a change
+    """The modules whose measured row is older than their code: no row in the docs' table, a change
     to the module or to one of its test files (committed or not) since the last commit that changed
-    its row. A change committed together with its row counts as measured."""
+    its row, a row whose verdict is not ok, or one whose count of mutants is not the count the module's
+    entry yields now. A change committed together with its row counts as measured."""
     try:
         rows = _rows(doc.read_text(), doc)
         stale = []
@@ -400,7 +413,8 @@ def stale_modules(targets: list[Target], root: Path = REPO_ROOT, doc: Path = DOC
             # name, where the table of what is mutated has words.
             pattern = re.escape(f"| `{target.path}` | ") + "[0-9]"
             written = _git(root, "log", "-1", "--format=%H", "-G", pattern, "--", str(doc.relative_to(root))).strip()
-            if target.path not in rows or not written or _touched(target, _changed_since(root, written)):
+            if (target.path not in rows or not written or _touched(target, _changed_since(root, written))
+                    or not _row_measures_now(target, rows[target.path], root)):
                 stale.append(target)
     except (OSError, subprocess.CalledProcessError) as problem:
         raise MutationError(f"cannot tell which rows of {doc.name} are older than their modules (git: {problem})") from None
@@ -487,7 +501,7 @@ def recorded_seconds(doc: Path = DOC) -> dict[str, float]:
         return {}
     found = {}
     for module, line in rows.items():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        cells = _cells(line)
         if len(cells) > 7 and (seconds := re.fullmatch(r"(\d+(?:\.\d+)?) s", cells[7])):
             found[module] = float(seconds[1])
     return found

@@ -1,6 +1,7 @@
 """Which rows of docs/mutation.md are older than their module (make mutation ARGS=--stale), on a
 throwaway git repository: a row is stale when its module or one of its test files changed after the
-last commit that changed the row, committed or not, or when it has no row."""
+last commit that changed the row, committed or not, when it has no row, when its verdict is not ok,
+or when it counts other mutants than the module's entry yields now."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ TARGETS = [Target(MODULE, ("tests/test_unit.py", "-k", "fast")), Target(OTHER, (
 WHAT_IS_MUTATED = "| module | what is mutated | the tests |\n| --- | --- | --- |\n"
 
 
-def row(module: str, seconds: int) -> str:
-    return f"| `{module}` | 10 | 10 | 0 | 0 | 0 | 100% | {seconds} s | ok |"
+# `x = 1` and `y = 1` have two mutants each (cosmic-ray's number replacer: the 1 moved up and down).
+def row(module: str, seconds: int, mutants: int = 2, verdict: str = "ok") -> str:
+    return f"| `{module}` | {mutants} | {mutants} | 0 | 0 | 0 | 100% | {seconds} s | {verdict} |"
 
 
 def doc(*rows: str, listed: tuple[str, ...] = (MODULE, OTHER)) -> str:
@@ -61,7 +63,7 @@ def test_rows_measured_after_the_last_change_are_fresh(repo: Path) -> None:
 
 @pytest.mark.parametrize("changed", [MODULE, "tests/test_unit.py"])
 def test_a_change_to_the_module_or_its_tests_after_its_row_makes_that_row_stale(repo: Path, changed: str) -> None:
-    write(repo, {changed: "changed = True\n"})
+    write(repo, {changed: "x = 3\n"})
     assert stale(repo) == [MODULE]
     write(repo, {"docs/mutation.md": doc(row(MODULE, 7), row(OTHER, 6))}, "measured again")
     assert stale(repo) == []
@@ -92,3 +94,17 @@ def test_outside_a_git_checkout_it_says_so(tmp_path: Path) -> None:
     (tmp_path / "docs" / "mutation.md").write_text(doc(row(MODULE, 5)))
     with pytest.raises(MutationError, match="cannot tell which rows"):
         stale_modules(TARGETS, tmp_path, tmp_path / "docs" / "mutation.md")
+
+
+@pytest.mark.parametrize("verdict", ["BELOW", "incomplete", "ERROR"])
+def test_a_row_committed_with_a_failing_verdict_is_stale(repo: Path, verdict: str) -> None:
+    """CI reruns it (and fails while it still fails) rather than take the committed row as measured."""
+    write(repo, {"docs/mutation.md": doc(row(MODULE, 5, verdict=verdict), row(OTHER, 6))}, "a failing row")
+    assert stale(repo) == [MODULE]
+
+
+@pytest.mark.parametrize("mutants", [1, 3])
+def test_a_row_over_other_mutants_than_the_entry_yields_now_is_stale(repo: Path, mutants: int) -> None:
+    """The module and its tests are as they were, but the functions its entry names changed."""
+    write(repo, {"docs/mutation.md": doc(row(MODULE, 5), row(OTHER, 6, mutants=mutants))}, "another count")
+    assert stale(repo) == [OTHER]
