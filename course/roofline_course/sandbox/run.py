@@ -49,8 +49,9 @@ class Outcome:
 
     @property
     def crashed(self) -> bool:
-        """Stopped by a signal (a limit, a crash) rather than exiting, in every isolation."""
-        return self.returncode is not None and (self.returncode < 0 or self.killed_by > 0)
+        """Stopped by a signal (a limit, a crash) rather than exiting, in every isolation (run reads the
+        signal from the exit status as each isolation reports it: killed_by)."""
+        return self.killed_by > 0
 
 
 @dataclass
@@ -61,15 +62,17 @@ class Heard:
 
 
 def _drain(stream: object, cap: int, sink: list[bytes], truncated: list[bool], heard: Heard | None = None) -> None:
-    """Keep the first `cap` bytes of a pipe and read the rest away, so the writer never blocks."""
+    """Keep the first `cap` bytes of a pipe and read the rest away, so the writer never blocks; truncated
+    says that bytes past the cap came (a stream of exactly `cap` bytes is whole)."""
     kept = 0
     while chunk := stream.read1(65536):  # type: ignore[attr-defined]
         if heard is not None:
             heard.last = time.monotonic()
-        if kept < cap:
-            sink.append(chunk[: cap - kept])
-            kept += len(sink[-1])
-        if kept >= cap and len(chunk):
+        room = chunk[: cap - kept]  # kept never passes cap: b"" once it is reached
+        if room:
+            sink.append(room)
+            kept += len(room)
+        if len(room) < len(chunk):
             truncated[0] = True
 
 

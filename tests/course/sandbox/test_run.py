@@ -317,3 +317,34 @@ def test_a_step_reads_the_bytecode_the_grader_compiled_as_current() -> None:
     outcome = sandboxed(BYTECODE_PROBE)
     assert outcome.returncode == 0, outcome.stderr
     assert outcome.stdout.split() == ["fresh"]
+
+
+# ---------------------------------------------------------------- what a step is given
+
+CHANNELS_PROBE = """
+import os, stat
+fd = os.environ.get("ROOFLINE_RESULT_FD")
+print("result fd", fd, fd is not None and stat.S_ISFIFO(os.fstat(int(fd)).st_mode))
+print("proc", os.path.exists("/proc/self/status"))
+"""
+
+
+def test_a_step_gets_a_result_pipe_only_when_its_grader_reads_one() -> None:
+    """A step whose result nothing reads has no channel to write one on: neither the variable nor the fd."""
+    plain = sandboxed(CHANNELS_PROBE)
+    piped = sandbox.run([sys.executable, "-c", CHANNELS_PROBE], submission=None, timeout_s=30, slot=SLOT,
+                        result_pipe=True)
+    assert plain.returncode == 0 and piped.returncode == 0, (plain.stderr, piped.stderr)
+    assert plain.stdout.splitlines()[0] == "result fd None False"
+    assert piped.stdout.splitlines()[0].endswith(" True")
+
+
+def test_a_synthesis_step_gets_a_proc_of_its_own_and_a_simulation_step_none() -> None:
+    """Yosys and nextpnr read /proc (a /proc of the sandbox's own PID namespace); a simulation, where
+    the design runs, gets none: it would reach the result pipe through /proc."""
+    simulation = sandboxed(CHANNELS_PROBE)
+    synthesis = sandbox.run([sys.executable, "-c", CHANNELS_PROBE], submission=None, timeout_s=30, slot=SLOT,
+                            eda=("yosys",))
+    assert simulation.returncode == 0 and synthesis.returncode == 0, (simulation.stderr, synthesis.stderr)
+    assert simulation.stdout.splitlines()[1] == "proc False"
+    assert synthesis.stdout.splitlines()[1] == "proc True"
