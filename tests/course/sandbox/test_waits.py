@@ -1,7 +1,11 @@
-"""A step that converses with its grader (lab 6's relay) is waited on by _Conversation.wait: until the
-step ends, its time limit passes, or the conversation stops it. On a clock of the test's own, so that
-each limit is shown at its time, to the tick, and whatever the machine's load:
+"""How long a step is waited on, on a clock of the test's own, so that each limit is shown at its time,
+to the tick, whatever the machine's load.
 
+_wait, a step on its own: it ends by itself, or at its time limit, or (with a stall limit) once its
+result pipe, having begun, falls silent for longer than the stall limit.
+
+_Conversation.wait, a step that converses with its grader (lab 6's relay): until the step ends, its
+time limit passes, or the conversation stops it:
 - a conversation that stops the step as "stalled" times it out as stalled, at once;
 - one that stops it for another reason ("void", "error") stops it at once, not as timed out;
 - one that is over ("") leaves the step to end by itself or at its limit;
@@ -20,7 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from roofline_course.sandbox.run import STALL_POLL_S, _Conversation
+from roofline_course.sandbox.run import STALL_POLL_S, Heard, _Conversation, _wait
 
 run_module = importlib.import_module("roofline_course.sandbox.run")  # the package's `run` is the function
 
@@ -115,3 +119,26 @@ def test_a_failure_of_the_graders_own_in_the_conversation_is_raised_in_the_grade
     with pytest.raises(LookupError, match="the grader's own bug"):
         talk.close()
     assert not any(thread is talk for thread in threading.enumerate())
+
+
+# ---------------------------------------------------------------- a step on its own
+
+
+@pytest.mark.parametrize(("ends", "verdict", "at"), [(0.3, (False, False), 0.3), (0.5, (False, False), 0.5),
+                                                     (5.0, (True, False), 0.5)])
+def test_a_step_ends_by_itself_or_at_its_limit(clock: Clock, ends: float, verdict: tuple[bool, bool],
+                                                at: float) -> None:
+    assert _wait(Step(clock, ends), 0.5, Heard(), None) == verdict
+    assert clock.now == at
+
+
+def test_a_reply_that_falls_silent_is_stalled_at_the_first_poll_past_the_stall_limit(clock: Clock) -> None:
+    heard = Heard(last=0.0)  # its first bytes came at once, then nothing
+    assert _wait(Step(clock, ends=None), 20.0, heard, 0.6) == (True, True)
+    assert 0.6 < clock.now <= 0.6 + STALL_POLL_S + 1e-9
+
+
+@pytest.mark.parametrize("ends", [1.0, None])
+def test_a_reply_not_yet_begun_is_bound_by_the_time_limit_only(clock: Clock, ends: float | None) -> None:
+    assert _wait(Step(clock, ends), 2.0, Heard(), 0.6) == ((False, False) if ends else (True, False))
+    assert clock.now == pytest.approx(ends or 2.0)
