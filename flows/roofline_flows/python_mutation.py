@@ -29,6 +29,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tomllib
@@ -296,13 +297,30 @@ def run_tests(target: Target, work: Path, timeout: float) -> tuple[str, float, s
            "PYTHONPATH": os.pathsep.join(str(work / root) for root in PACKAGE_ROOTS), "ROOFLINE_BUILD": str(work / "build")}
     env.pop("ROOFLINE_TEST_ENV", None)  # a skip of a mutant's test run is not CI's skip policy
     started = time.monotonic()
+    # The output goes to a file, not a pipe: a process the tests forked may hold a pipe open after pytest
+    # ended. The tests run in a session of their own, ended whole whether pytest passed, failed or ran
+    # out of time: a worker a mutant left behind (a timed-out one's pool) would otherwise live on.
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(command, cwd=work, stdout=output, stderr=subprocess.STDOUT, env=env,
+                                   start_new_session=True)
+        try:
+            outcome = "passed" if process.wait(timeout=timeout) == 0 else "failed"
+        except subprocess.TimeoutExpired:
+            outcome = "timeout"
+        finally:
+            end_session(process)
+        seconds = time.monotonic() - started
+        output.seek(max(0, output.seek(0, os.SEEK_END) - 2000))
+        return outcome, seconds, output.read().decode(errors="replace")
+
+
+def end_session(process: subprocess.Popen[bytes]) -> None:
+    """Kill every process left in the session `process` leads (started with start_new_session), it too."""
     try:
-        run = subprocess.run(command, cwd=work, capture_output=True, text=True, timeout=timeout, env=env,
-                             start_new_session=True)
-    except subprocess.TimeoutExpired as expired:
-        return "timeout", time.monotonic() - started, str(expired.stdout or "")[-2000:]
-    outcome = "passed" if run.returncode == 0 else "failed"
-    return outcome, time.monotonic() - started, (run.stdout + run.stderr)[-2000:]
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # nothing is left of it
+    process.wait()
 
 
 def unmatched_equivalents(target: Target, found: list[Mutant], equivalents: dict[tuple[str, str], str]) -> list[str]:
