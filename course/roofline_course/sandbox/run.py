@@ -49,9 +49,9 @@ class Outcome:
 
     @property
     def crashed(self) -> bool:
-        """Stopped by a signal (a limit, a crash) rather than exiting, in every isolation (run reads the
-        signal from the exit status as each isolation reports it: killed_by)."""
-        return self.killed_by > 0
+        """Stopped by a signal (a limit, a crash) rather than exiting, in every isolation: a negative
+        status, or the signal run read from bubblewrap's 128 + it (killed_by)."""
+        return self.returncode is not None and (self.returncode < 0 or self.killed_by > 0)
 
 
 @dataclass

@@ -27,6 +27,7 @@ def test_the_signal_that_ended_a_step_is_read_as_its_isolation_reports_it(code: 
 @pytest.mark.parametrize(("code", "signal", "crashed"), [
     (-9, 9, True), (-1, 1, True), (137, 9, True), (129, 1, True), (0, 0, False), (1, 0, False), (137, 0, False),
     (None, 0, False),
+    (-9, 0, True), (-1, 0, True),  # an outcome made without killed_by (as a test's): its negative status alone
 ])
 def test_a_crash_is_a_step_a_signal_ended(code: int | None, signal: int, crashed: bool) -> None:
     assert Outcome(code, "", "", b"", 1.0, code is None, killed_by=signal).crashed is crashed
