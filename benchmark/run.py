@@ -277,8 +277,14 @@ def regression(folder: Path = REPO_ROOT) -> float:
                          env=clean_env())
     seconds = time.monotonic() - started
     if run.returncode:
+        # The whole output is kept (a fresh clone is removed afterwards): its seed line reruns the failure.
+        log = BUILD_ROOT / "benchmark" / f"failed-make-test-{folder.name}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(run.stdout + run.stderr)
+        seed = next((line.strip() for line in run.stdout.splitlines() if "rerun: make test SEED=" in line), "")
         tail = "\n".join((run.stdout + run.stderr).splitlines()[-5:])
-        raise RuntimeError(f"make test in {folder} failed, so its time is no measure:\n{tail}")
+        raise RuntimeError(f"make test in {folder} failed, so its time is no measure (its whole output: {log}; "
+                           f"{seed}):\n{tail}")
     return seconds
 
 
