@@ -136,6 +136,7 @@ class Scoreboard:
     failures: list[Failure] = field(default_factory=list)
     expected: Counter[tuple[int, ...]] = field(default_factory=Counter)  # how often each expected output came
     events: list[str] = field(default_factory=list)  # the failing names that are events (fail(event=True))
+    _event_names: set[str] = field(default_factory=set, repr=False)  # events as a set: a stuck output fails every cycle
     kinds: Counter[str] = field(default_factory=Counter)  # every failure's kind, counted
     unchecked: list[str] = field(default_factory=list)  # cases a timeout left waiting (never checked)
 
@@ -186,13 +187,14 @@ class Scoreboard:
         if kind not in KINDS:
             raise ValueError(f"unknown failure kind {kind!r}")
         self._failed(vector_id, label, kind, (), regimes)
-        if event and str(vector_id) not in self.events:
+        if event and str(vector_id) not in self._event_names:
+            self._event_names.add(str(vector_id))
             self.events.append(str(vector_id))
         if kind == "timeout" and not event:
             self.unchecked.append(str(vector_id))
-        rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
-        report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
         if len(self.reports) < MAX_REPORTS:
+            rerun = self.cfg.rerun_command(self.test, None if event else vector_id)
+            report = f"{message}\n  seed {self.cfg.seed} | rerun: {rerun}"
             self.reports.append(report)
             self.log.error("%s", report)
 

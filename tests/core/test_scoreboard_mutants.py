@@ -17,6 +17,7 @@ from roofline_core.config import BenchConfig
 from roofline_core.contract import ParamSet
 from roofline_core.scoreboard import (
     DOCUMENTS,
+    MAX_REPORTS,
     Failure,
     Field,
     Scoreboard,
@@ -130,6 +131,22 @@ def test_a_failure_that_is_not_a_mismatch(event: bool, kind: str, only: str, unc
     assert sb.reports[0] == log.errors[0]
     assert sb.reports[0].startswith("no result\n  seed 42 | rerun: make sim ") and sb.reports[0].endswith(
         f"SEED=42 TESTCASE=t_cases{only}")
+
+
+def test_a_stuck_output_that_breaks_an_event_every_cycle_is_recorded_whole_and_reported_a_few_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A done_o held high fails an event at every cycle of a long test (71,385 in one lab-3 test): each is
+    kept once, in order, apart from a vector of the same name that failed first, and only the reports shown
+    build a rerun line."""
+    sb, log = board()
+    built: list[object] = []
+    monkeypatch.setattr(BenchConfig, "rerun_command", lambda self, test, only=None: built.append(only) or RERUN)
+    sb.fail("cycle_2", "a vector named like an event", kind="latency")
+    cycles = [f"cycle_{n}" for n in range(1, 20_001)]
+    for name in cycles + cycles[::-1]:
+        sb.fail(name, "done_o with nothing in flight", kind="pulse", event=True)
+    assert sb.events == cycles and sb.kinds["pulse"] == 40_000 and len(sb.failed) == 20_000
+    assert len(sb.reports) == len(log.errors) == MAX_REPORTS and built == ["cycle_2"] + [None] * (MAX_REPORTS - 1)
 
 
 def test_an_unknown_kind_of_failure_is_refused() -> None:
