@@ -147,9 +147,17 @@ def test_the_command_line_is_read_from_argv(configs: list[object], monkeypatch: 
     assert sweep.main() == 0 and configs[0].count == 200  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("sim", "top", "lanes"), [("verilator", "roofline_attainable", 32),
+@pytest.mark.parametrize(("sim", "top", "lanes"), [("verilator", "roofline_attainable", 64),
                                                    ("verilator", "roofline_hierarchy", 8), ("icarus", "roofline_attainable", 1)])
 def test_lanes_default_per_simulator_and_module(configs: list[object], sim: str, top: str, lanes: int) -> None:
-    """--lanes's help: on Verilator 32 for a one-level module, 8 for one with memory levels; on Icarus 1."""
+    """--lanes's help: on Verilator 64 for a one-level module, 8 for one with memory levels; on Icarus 1."""
     assert sweep.main(["--sim", sim, "--top", top, "-n", "200", "--seed", "1"]) == 0
     assert configs[0].lanes == lanes  # type: ignore[attr-defined]
+
+
+def test_the_lanes_help_gives_the_defaults_a_sweep_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        sweep.parse_args(["--help"])
+    help_text = "".join(capsys.readouterr().out.split())  # however argparse wrapped it
+    assert "(default on Verilator: 64 for a one-level module, 8 for one with memory levels; on Icarus: 1)".replace(" ", "") \
+        in help_text
