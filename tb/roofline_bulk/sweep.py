@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from roofline_bulk import cluster
-from roofline_bulk.config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig, default_lanes
+from roofline_bulk.config import BULK_TOPS, DEFAULT_BATCH, EXHAUSTIVE_FORMAT, SweepConfig, default_lanes, has_levels
 from roofline_bulk.simulation import run_sweep, sweep_build
 from roofline_bulk.stimulus import Shard
 from roofline_bulk.summary import build_failure, progress_on_terminal, summarize
@@ -22,6 +22,14 @@ from roofline_core.contract import DEFAULT_SET, ParamSet
 from roofline_core.sources import DropInError
 from roofline_core.tools import ToolError
 from roofline_core.workers import ClusterError, connect, worker_count
+
+
+def _lanes_help() -> str:
+    one_level = next(top for top in BULK_TOPS if not has_levels(top))
+    with_levels = next(top for top in BULK_TOPS if has_levels(top))
+    return (f"vectors per clock (default on Verilator: {default_lanes('verilator', one_level)} for a one-level module, "
+            f"{default_lanes('verilator', with_levels)} for one with memory levels; on Icarus: "
+            f"{default_lanes('icarus', one_level)})")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -38,9 +46,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help=f"(default {DEFAULT_SET.frac_bits}; an exhaustive sweep: {EXHAUSTIVE_FORMAT.frac_bits})")
     parser.add_argument("--levels", type=int, default=DEFAULT_SET.levels)
     parser.add_argument("--lanes", type=int, default=None,
-                        help=f"vectors per clock (default on Verilator: {default_lanes('verilator', 'roofline_attainable')} "
-                        f"for a one-level module, {default_lanes('verilator', 'roofline_hierarchy')} for one with memory "
-                        f"levels; on Icarus: {default_lanes('icarus', 'roofline_attainable')})")
+                        help=_lanes_help())
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="vectors per file handed to the simulator")
     parser.add_argument("--only", type=int, default=None, help="only this vector number (ONLY=)")
     parser.add_argument("--replay", default=None, help="replay the failing vectors a sweep saved (REPLAY=)")
