@@ -15,6 +15,10 @@ from abc import ABC, abstractmethod
 class Unresolved(AssertionError):
     """An output held X or Z where the contract requires a defined value."""
 
+    # Raised by a hold: the edges that held before the one that read X or Z, and the port that read it.
+    held = 0
+    port = ""
+
 
 class PortError(AssertionError):
     """The bench reached for a port the design does not have."""
@@ -62,7 +66,13 @@ class Ports(ABC):
         operands) says so in one call, which a remote design answers in one exchange (roofline_bench.remote)."""
         for held, entry in enumerate(writes):
             await self.falling_edge()
-            values = {name: self.read(name) for name in watch}
+            values = {}
+            for name in watch:
+                try:
+                    values[name] = self.read(name)
+                except Unresolved as problem:
+                    problem.held, problem.port = held, name
+                    raise
             if values != watch:
                 return held, values
             for name, value in entry:

@@ -253,7 +253,9 @@ class RemotePorts(Ports):
             value = _value(raw, self.width(name))
             self.tape.entries.append(value)
             if isinstance(value, tuple):
-                raise Unresolved(f"{name} holds X/Z: {value[1]}")
+                problem = Unresolved(f"{name} holds X/Z: {value[1]}")
+                problem.held, problem.port = held, name
+                raise problem
             values[name] = value
         if values == watch:
             raise ProtocolError("a hold that stopped where its values held")

@@ -737,17 +737,21 @@ def test_a_hold_answered_against_what_was_asked_is_a_protocol_error(found: Any, 
         assert str(raised.value) == problem
 
 
-@pytest.mark.parametrize(("stopped", "problem", "entries"), [
-    ([["x", "z"], 0], "done_o holds X/Z: z", [0, 1, ("x", "z")]),
-    ([0, ["x", "z"]], "busy_o holds X/Z: z", [0, 1, 0, ("x", "z")]),
+@pytest.mark.parametrize(("held", "stopped", "problem", "entries"), [
+    (1, [["x", "z"], 0], "done_o holds X/Z: z", [0, 1, ("x", "z")]),
+    (1, [0, ["x", "z"]], "busy_o holds X/Z: z", [0, 1, 0, ("x", "z")]),
+    (2, [1, ["x", "z"]], "busy_o holds X/Z: z", [0, 1, 0, 1, 1, ("x", "z")]),
 ])
-def test_an_x_or_z_where_a_hold_stopped_goes_on_the_tape_and_is_unresolved(stopped: list[Any], problem: str,
+def test_an_x_or_z_where_a_hold_stopped_goes_on_the_tape_and_is_unresolved(held: int, stopped: list[Any], problem: str,
                                                                            entries: list[Any]) -> None:
+    """It also says how many edges held before it and which port read it (a bench that fails each held edge
+    needs both: roofline_bench.intensity's stray done_o pulses)."""
     with remote_ports() as (far, ports):
-        far.say({"n": 0, "v": [1, stopped]})
+        far.say({"n": 0, "v": [held, stopped]})
         with pytest.raises(Unresolved) as raised:
             run_to_end(ports.hold(dict(WATCH), WRITES))
         assert str(raised.value) == problem and ports.tape.entries == entries
+        assert (raised.value.held, raised.value.port) == (held, problem.split()[0])
 
 
 @pytest.mark.parametrize(("watch", "writes"), [({"absent_o": 0}, []), ({"done_o": 0}, [[("absent_o", 1)]]),
