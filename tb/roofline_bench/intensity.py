@@ -91,8 +91,7 @@ class IntensityTB:
             edge += 1
             if done:
                 if not in_flight:
-                    self.sb.fail(f"cycle_{edge}", f"done_o pulsed in cycle {edge} with no operation in flight", kind="pulse",
-                                 event=True)
+                    self.stray_done(edge)
                 else:
                     self.check_result(in_flight.popleft(), edge)
             busy = self.ports.read_bool("busy_o") if sampled is None else bool(sampled["busy_o"])
@@ -118,6 +117,10 @@ class IntensityTB:
                 gap = max(0, gap - held)
             elif in_flight and not noise and not issued and edge > in_flight[0].accepted_at:
                 edge = await self.skip_to_done(edge, in_flight[0].accepted_at)
+            elif pending and not in_flight and busy and done and not issued:  # (the loop goes on only for pending)
+                held, sampled = await self.hold_while_stray_done(noise_rng, edge, busy_since + self.max_latency - edge)
+                edge += held
+                gap = max(0, gap - held)
         await self.ports.falling_edge()
         if self.ports.read_bool("done_o"):
             self.sb.fail("after_the_last_operation", "done_o pulsed after every operation had completed", kind="pulse",
@@ -137,6 +140,39 @@ class IntensityTB:
         held, sampled = await self.ports.hold({"done_o": 0, "busy_o": 1}, writes)
         self.start_value = starts[held]
         return held, sampled
+
+    def stray_done(self, edge: int) -> None:
+        self.sb.fail(f"cycle_{edge}", f"done_o pulsed in cycle {edge} with no operation in flight", kind="pulse", event=True)
+
+    async def hold_while_stray_done(self, noise_rng: random.Random | None, edge: int, edges: int
+                                    ) -> tuple[int, dict[str, int] | None]:
+        """With no operation in flight while busy_o and done_o stay high (a done_o that does not fall: every
+        cycle of each division is a stray pulse), the next edges (at most `edges`, until the busy timeout
+        fires) in one hold of the ports: each held edge failed as the cycle loop fails it, and driven as
+        drive drives a busy edge. Edge by edge, a lab-3 design holding done_o took each of its 71,385
+        stray cycles through a grader's channel one exchange at a time."""
+        if edges <= 0:
+            return 0, None
+        starts, writes = [self.start_value], []
+        for _ in range(edges):
+            entry, start = (self.noise(noise_rng, starts[-1]) if noise_rng
+                            else ([("start_i", 0)] if starts[-1] != 0 else [], 0))
+            writes.append(entry)
+            starts.append(start)
+        try:
+            held, sampled = await self.ports.hold({"done_o": 1, "busy_o": 1}, writes)
+        except Unresolved as problem:
+            # The X/Z fails the test as a read of it does, and the stray pulses before it stand; so does the
+            # X/Z edge's own when done_o read 1 there (the cycle loop fails it before it reads busy_o).
+            self.stray_done_edges(edge, problem.held + (problem.port == "busy_o"))
+            raise
+        self.start_value = starts[held]
+        self.stray_done_edges(edge, held)
+        return held, sampled
+
+    def stray_done_edges(self, edge: int, count: int) -> None:
+        for stray in range(edge + 1, edge + count + 1):
+            self.stray_done(stray)
 
     def noise(self, noise_rng: random.Random, start: int) -> tuple[list[tuple[str, int]], int]:
         """One busy edge's writes, and start_i after them: half the time start_i with other operands

@@ -34,7 +34,7 @@ VALUE_BUGS = ("truncate", "ridge", "narrow product", "tie to the last")  # model
 PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", "late and duplicated",
              *VALUE_BUGS)
 INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "div0 not saturated", "never done",
-                  "busy never reset")
+                  "busy never reset", "done held", "done held then busy X", "done held then done X")
 
 
 @dataclass
@@ -104,7 +104,9 @@ class IntensityModel:
     """roofline_intensity: a division takes COUNT_BITS + FRAC_BITS + 2 cycles (1 when bytes = 0).
     late: one cycle past the contract's bound; double done: done_o high for two cycles; never
     done: busy for ever; truncate: the quotient rounded down; div0 not saturated: sat_o low on bytes = 0;
-    busy never reset: busy_o is X (its register has no reset, so it never gets a value)."""
+    busy never reset: busy_o is X (its register has no reset, so it never gets a value); done held: done_o
+    stays high from the first result until a reset (its register loads itself); done held then busy X (done
+    X): so, and busy_o (done_o) is X from the fifth cycle of every division from the third result on."""
 
     fmt: QFormat
     count_bits: int
@@ -114,6 +116,7 @@ class IntensityModel:
     left: int = 0
     result: tuple[int, int, int] = (0, 0, 0)
     pending: tuple[int, int, int] = (0, 0, 0)
+    finished: int = 0  # results since the last reset
 
     @property
     def latency(self) -> int:
@@ -123,7 +126,11 @@ class IntensityModel:
     def output(self, name: str, inputs: dict[str, int]) -> int | str:
         if self.bug == "busy never reset" and name == "busy_o":
             return "x"
-        return {"busy_o": int(self.busy), "done_o": int(self.done > 0), "ai_o": self.result[0], "sat_o": self.result[1],
+        if self.bug == f"done held then {name.removesuffix('_o')} X" and self.busy and self.finished >= 3 \
+                and self.left <= self.latency - 5:
+            return "x"
+        held = self.bug.startswith("done held") and self.finished > 0
+        return {"busy_o": int(self.busy), "done_o": int(self.done > 0 or held), "ai_o": self.result[0], "sat_o": self.result[1],
                 "div0_o": self.result[2]}[name]
 
     def quotient(self, ops: int, moved: int) -> tuple[int, int, int]:
@@ -152,9 +159,10 @@ class IntensityModel:
     def finish(self) -> None:
         self.busy, self.result = False, self.pending
         self.done = 2 if self.bug == "double done" else 1
+        self.finished += 1
 
     def reset(self) -> None:
-        self.busy, self.done, self.left = False, 0, 0
+        self.busy, self.done, self.left, self.finished = False, 0, 0, 0
 
 
 @dataclass
