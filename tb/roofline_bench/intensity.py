@@ -156,8 +156,7 @@ class IntensityTB:
             return 0, None
         starts, writes = [self.start_value], []
         for _ in range(edges):
-            entry, start = (self.noise(noise_rng, starts[-1]) if noise_rng
-                            else ([("start_i", 0)] if starts[-1] != 0 else [], 0))
+            entry, start = self.idle_edge(noise_rng, starts[-1])
             writes.append(entry)
             starts.append(start)
         try:
@@ -176,6 +175,13 @@ class IntensityTB:
     def stray_done_edges(self, edge: int, count: int) -> None:
         for stray in range(edge + 1, edge + count + 1):
             self.stray_done(stray)
+
+    def idle_edge(self, noise_rng: random.Random | None, start: int) -> tuple[list[tuple[str, int]], int]:
+        """The writes of an edge that starts nothing, and start_i after them: noise while busy when the test
+        makes noise (noise_rng), else start_i low (written only when it changes)."""
+        if noise_rng is not None:
+            return self.noise(noise_rng, start)
+        return ([("start_i", 0)] if start != 0 else []), 0
 
     def noise(self, noise_rng: random.Random, start: int) -> tuple[list[tuple[str, int]], int]:
         """One busy edge's writes, and start_i after them: half the time start_i with other operands
@@ -207,8 +213,7 @@ class IntensityTB:
             self.ports.write("bytes_i", op.bytes)
             in_flight.append(InFlight(op, edge))
             return True
-        entry, self.start_value = self.noise(noise_rng, self.start_value) if busy and noise_rng else (
-            [("start_i", 0)] if self.start_value != 0 else [], 0)
+        entry, self.start_value = self.idle_edge(noise_rng if busy else None, self.start_value)
         for name, value in entry:
             self.ports.write(name, value)
         return False
