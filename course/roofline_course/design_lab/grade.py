@@ -104,10 +104,12 @@ def run_step(job: dict, check: Precheck, settings: Settings, folder: Path, timeo
     submission, design = check.design, check.canonical
     assert submission is not None and design is not None
     limits = replace(settings.limits, cpu_s=int(timeout) + 5)
-    env = sandbox.simulator_env(settings.sim == "verilator")
+    verilator = settings.sim == "verilator" and job["kind"] == "sim"
+    cache = sandbox.verilator_cache(settings.unsafe) if verilator else sandbox.CacheStep()
+    env = {**sandbox.simulator_env(settings.sim == "verilator"), **cache.env}
     outcome = sandbox.run([sys.executable, "-m", JOB], submission=submission.root, timeout_s=timeout, limits=limits,
                           stdin=json.dumps(job).encode(), slot=settings.slot, env=env, result_pipe=True,
-                          unsafe=settings.unsafe, eda=eda, converse=converse, harness=harness)
+                          unsafe=settings.unsafe, eda=eda, converse=converse, harness=harness, extra_ro=cache.extra_ro)
     outcome = replace(outcome, stdout=design.to_source(outcome.stdout), stderr=design.to_source(outcome.stderr))
     if job["kind"] == "synthesis":  # its reply is the tools' figures or their error
         outcome = replace(outcome, result=design.to_source(outcome.result.decode(errors="replace")).encode())

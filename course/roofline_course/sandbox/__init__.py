@@ -22,7 +22,8 @@ sandbox writes reaches the grader's disk.
 
 The parts: `isolation` (bubblewrap, or another user where namespaces cannot be made), `mounts`
 (what a step sees), `users` (a user per concurrent step, and the uid fallback's permissions),
-`limits`, `eda` (the simulator's and the EDA tools' set-up) and `run` (one step, its pipes, its
+`limits`, `eda` (the simulator's and the EDA tools' set-up), `object_cache` (the Verilator runtime, compiled
+once by the grader and only read by a step) and `run` (one step, its pipes, its
 time limit). This package's names are the interface the grader uses.
 """
 
@@ -30,9 +31,10 @@ from roofline_course.sandbox.eda import simulator_env
 from roofline_course.sandbox.isolation import SandboxUnavailable, available, describe_mode, mode
 from roofline_course.sandbox.limits import Limits
 from roofline_course.sandbox.mounts import NEVER_SEEN, SUBMISSION, WORK, compile_bytecode, harness_files, step_paths
+from roofline_course.sandbox.object_cache import CacheStep, verilator_cache
 from roofline_course.sandbox.run import RESULT_FD_VARIABLE, Outcome, run
 from roofline_course.sandbox.users import passable, protect
 
-__all__ = ["NEVER_SEEN", "RESULT_FD_VARIABLE", "SUBMISSION", "WORK", "Limits", "Outcome", "SandboxUnavailable", "available",
-           "compile_bytecode", "describe_mode", "harness_files", "mode", "passable", "protect", "run", "simulator_env",
-           "step_paths"]
+__all__ = ["NEVER_SEEN", "RESULT_FD_VARIABLE", "SUBMISSION", "WORK", "CacheStep", "Limits", "Outcome",
+           "SandboxUnavailable", "available", "compile_bytecode", "describe_mode", "harness_files", "mode", "passable",
+           "protect", "run", "simulator_env", "step_paths", "verilator_cache"]

@@ -131,10 +131,10 @@ def _overlap(source: Path, secret: Path) -> bool:
 def environment(home: Path, tmp: Path, env: dict[str, str]) -> dict[str, str]:
     """A step's whole environment (bubblewrap's --clearenv and --setenv; the uid isolation's, with its
     real folders). PYTHONPATH names the harness this grader runs from, whatever the installed package
-    points at."""
+    points at. ccache is off unless env names a cache, which is the grader's read-only one (object_cache)."""
     return {"HOME": str(home), "TMPDIR": str(tmp), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
             "PYTHONPATH": os.pathsep.join(str(REPO_ROOT / part) for part in HARNESS_PARTS), "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "CCACHE_DISABLE": "1", **env}
+            "PYTHONDONTWRITEBYTECODE": "1", **({} if "CCACHE_DIR" in env else {"CCACHE_DISABLE": "1"}), **env}
 
 
 def command(argv: list[str], submission: Path | None, limits: Limits, slot: int = 0,
