@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from roofline_core.scoreboard import binding_text
 from roofline_golden import QFormat, vector
+from roofline_golden.vector import Wide
 
 U64 = np.uint64
 Array = NDArray[np.uint64]
@@ -73,16 +74,16 @@ class Shape(Protocol):
     def hierarchy(self) -> bool: ...
 
 
-def expected_outputs(cfg: Shape, vectors: Vectors) -> Outputs:
+def expected_outputs(cfg: Shape, vectors: Vectors, level_products: list[Wide] | None = None) -> Outputs:
+    """The golden model's outputs; `level_products` (products(vectors)) saves it multiplying again."""
     if cfg.hierarchy:
-        cap, level_caps, mem_bound, binding = vector.hierarchy(cfg.fmt, vectors.peak, vectors.bws, vectors.ais)
+        cap, level_caps, mem_bound, binding = vector.hierarchy(cfg.fmt, vectors.peak, vectors.bws, vectors.ais,
+                                                               level_products)
         return Outputs(cap, mem_bound, binding, level_caps)
-    cap, mem_bound = vector.attainable(cfg.fmt, vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0])
+    cap, mem_bound = vector.attainable(cfg.fmt, vectors.peak, vectors.bws[:, 0], vectors.ais[:, 0],
+                                       level_products[0] if level_products else None)
     binding = (~mem_bound).astype(np.int64)  # level 0 when memory-bound, 1 (LEVELS) when compute binds
     return Outputs(cap, mem_bound, binding, np.zeros((len(vectors), 0), dtype=np.uint64))
-
-
-Wide = tuple[NDArray[np.uint64], NDArray[np.uint64]]  # a 128-bit value as (hi, lo)
 
 
 def products(vectors: Vectors) -> list[Wide]:
@@ -134,30 +135,48 @@ def coverage_bins(cfg: Shape, vectors: Vectors, want: Outputs, level_products: l
     fmt, f = cfg.fmt, cfg.fmt.frac_bits
     bins: dict[str, int] = {}
     half, low_mask = U64(1 << (f - 1)), U64((1 << f) - 1)
-    peak_hi, peak_lo = vector.shift_left_wide(vectors.peak, f)
-    top_hi, top_lo = vector.shift_left_wide(np.full(len(vectors), fmt.max_raw, dtype=np.uint64), f)  # the largest rate
-    for level, (hi, lo) in enumerate(level_products):
+    for level, product in enumerate(level_products):
         ai, bw = vectors.ais[:, level], vectors.bws[:, level]
-        lo_next = lo + U64(1)
-        hi_next = hi + (lo_next < lo).astype(np.uint64)
-        below = vector.less_wide(hi, lo, peak_hi, peak_lo)
         counts = {
-            "memory-bound": below,
-            "compute-bound": ~below,
-            "ridge (ai*bw == peak)": (hi == peak_hi) & (lo == peak_lo),
-            "one step below the ridge": (hi_next == peak_hi) & (lo_next == peak_lo),
-            "rounding tie (memory-bound)": below & ((lo & low_mask) == half),
-            "product above the format": vector.less_wide(top_hi, top_lo, hi, lo),
+            **_roof_bins(fmt, vectors.peak, product),
             "ai or bw zero": (ai == 0) | (bw == 0),
         }
-        for name, hits in counts.items():
-            bins[name] = bins.get(name, 0) + int(np.count_nonzero(hits))
+        counts["rounding tie (memory-bound)"] = counts["memory-bound"] & ((product[1] & low_mask) == half)
+        for name in _BIN_ORDER:
+            bins[name] = bins.get(name, 0) + int(np.count_nonzero(counts[name]))
     bins["peak zero"] = int(np.count_nonzero(vectors.peak == 0))  # once per vector, not per level
     if cfg.hierarchy:
         for level in range(cfg.levels + 1):
             bins[f"binds: {binding_text(level, cfg.levels)}"] = int(np.count_nonzero(want.binding == level))
         bins["level tie at the binding product"] = _level_ties(cfg, want, level_products)
     return bins
+
+
+_BIN_ORDER = ("memory-bound", "compute-bound", "ridge (ai*bw == peak)", "one step below the ridge",
+              "rounding tie (memory-bound)", "product above the format", "ai or bw zero")
+
+
+def _roof_bins(fmt: QFormat, peak: NDArray[np.uint64], product: Wide) -> dict[str, NDArray[np.bool_]]:
+    """Where one level's product ai*bw stands against peak * 2^F and the largest rate * 2^F."""
+    f = fmt.frac_bits
+    hi, lo = product
+    if fmt.width + f <= 63:
+        # peak * 2^F and the largest rate * 2^F fit 63 bits: a product at or below either has no
+        # high word, and one below peak * 2^F has room for one more in its low word.
+        scaled_peak = peak << U64(f)
+        no_high = hi == 0
+        below = no_high & (lo < scaled_peak)
+        return {"memory-bound": below, "compute-bound": ~below, "ridge (ai*bw == peak)": no_high & (lo == scaled_peak),
+                "one step below the ridge": below & (lo + U64(1) == scaled_peak),
+                "product above the format": ~no_high | (lo > U64(fmt.max_raw << f))}
+    peak_hi, peak_lo = vector.shift_left_wide(peak, f)
+    top_hi, top_lo = vector.shift_left_wide(np.full(peak.size, fmt.max_raw, dtype=np.uint64), f)  # the largest rate
+    lo_next = lo + U64(1)
+    hi_next = hi + (lo_next < lo).astype(np.uint64)
+    below = vector.less_wide(hi, lo, peak_hi, peak_lo)
+    return {"memory-bound": below, "compute-bound": ~below, "ridge (ai*bw == peak)": (hi == peak_hi) & (lo == peak_lo),
+            "one step below the ridge": (hi_next == peak_hi) & (lo_next == peak_lo),
+            "product above the format": vector.less_wide(top_hi, top_lo, hi, lo)}
 
 
 def _level_ties(cfg: Shape, want: Outputs, level_products: list[Wide]) -> int:

@@ -74,25 +74,40 @@ def round_shift_wide(hi: Array, lo: Array, shift: int) -> Array:
     return (lo_sum >> U64(shift)) | (hi_sum << U64(64 - shift))
 
 
-def attainable(fmt: QFormat, peak: ArrayLike, bw: ArrayLike, ai: ArrayLike) -> tuple[Array, NDArray[np.bool_]]:
-    """(cap, mem_bound) arrays; the same rules as fixed.attainable."""
+Wide = tuple[Array, Array]  # a 128-bit value as (hi, lo), as mul_wide gives it
+
+
+def attainable(fmt: QFormat, peak: ArrayLike, bw: ArrayLike, ai: ArrayLike,
+               product: Wide | None = None) -> tuple[Array, NDArray[np.bool_]]:
+    """(cap, mem_bound) arrays; the same rules as fixed.attainable. `product`: mul_wide(ai, bw), when
+    the caller has it already (a sweep's checker needs it too)."""
     _check_format(fmt)
     peak, bw, ai = np.broadcast_arrays(_as_u64(peak), _as_u64(bw), _as_u64(ai))
     for name, values in (("peak", peak), ("bw", bw), ("ai", ai)):
         _check_raw(fmt, name, values)
-    product_hi, product_lo = mul_wide(ai, bw)
-    peak_hi, peak_lo = shift_left_wide(peak, fmt.frac_bits)
-    mem_bound = less_wide(product_hi, product_lo, peak_hi, peak_lo)
+    product_hi, product_lo = mul_wide(ai, bw) if product is None else product
+    f = fmt.frac_bits
+    if fmt.width + f <= 63:
+        # peak * 2^F fits 63 bits, so a memory-bound product has no high word and rounding it
+        # cannot carry out of the low one: the same comparison and rounding on 64 bits.
+        mem_bound = product_hi == 0
+        mem_bound &= product_lo < (peak << U64(f))
+        rounded = product_lo + (U64(1) << U64(f - 1))
+        rounded >>= U64(f)
+    else:
+        peak_hi, peak_lo = shift_left_wide(peak, f)
+        mem_bound = less_wide(product_hi, product_lo, peak_hi, peak_lo)
+        rounded = round_shift_wide(product_hi, product_lo, f)
     # Outside mem_bound the rounded product may not fit 64 bits; it is discarded there.
-    rounded = round_shift_wide(product_hi, product_lo, fmt.frac_bits)
     cap = np.where(mem_bound, rounded, peak)
     return cap, mem_bound
 
 
 def hierarchy(
-    fmt: QFormat, peak: ArrayLike, bws: ArrayLike, ais: ArrayLike
+    fmt: QFormat, peak: ArrayLike, bws: ArrayLike, ais: ArrayLike, products: list[Wide] | None = None
 ) -> tuple[Array, Array, NDArray[np.bool_], NDArray[np.int64]]:
-    """(cap, level_caps[N, L], mem_bound, binding) for bws and ais of shape (N, L)."""
+    """(cap, level_caps[N, L], mem_bound, binding) for bws and ais of shape (N, L); `products`: each
+    level's mul_wide(ai, bw), when the caller has them already."""
     _check_format(fmt)
     bws, ais = _as_u64(bws), _as_u64(ais)
     if bws.ndim != 2 or bws.shape != ais.shape or bws.shape[1] < 1:
@@ -105,9 +120,9 @@ def hierarchy(
     best_hi = np.full(bws.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
     best_lo = best_hi.copy()
     for level in range(levels):
-        level_cap, mem_bound = attainable(fmt, peak, bws[:, level], ais[:, level])
+        product_hi, product_lo = mul_wide(ais[:, level], bws[:, level]) if products is None else products[level]
+        level_cap, mem_bound = attainable(fmt, peak, bws[:, level], ais[:, level], (product_hi, product_lo))
         level_caps[:, level] = level_cap
-        product_hi, product_lo = mul_wide(ais[:, level], bws[:, level])
         leads = mem_bound & less_wide(product_hi, product_lo, best_hi, best_lo)
         best_hi = np.where(leads, product_hi, best_hi)
         best_lo = np.where(leads, product_lo, best_lo)

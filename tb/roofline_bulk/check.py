@@ -29,8 +29,8 @@ class BatchOutcome:
 
 
 def check_batch(cfg: SweepConfig, vectors: Vectors, actual: Outputs) -> BatchOutcome:
-    want = expected_outputs(cfg, vectors)
     level_products = products(vectors)
+    want = expected_outputs(cfg, vectors, level_products)
     rows = np.flatnonzero(failing(cfg, vectors, want, actual, level_products))
     bins = coverage_bins(cfg, vectors, want, level_products)
     outcome = BatchOutcome(checked=len(vectors), mismatched=int(rows.size), bins=bins)

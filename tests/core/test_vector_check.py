@@ -1,7 +1,9 @@
 """The vectorised check (roofline_core.vector_check) applies its error bound itself: a cap outside it, a
-wrong verdict at the ridge, the 64- and 128-bit paths."""
+wrong verdict at the ridge, the 64- and 128-bit paths; its coverage bins against integers."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -24,13 +26,15 @@ def test_the_bulk_checker_flags_a_cap_outside_the_bound_even_when_the_model_agre
         assert bool(bulk_judge.failing(cfg, vectors, outputs, outputs, products)[0]) is bad, raw
 
 
-def bulk_judge_shape() -> object:
-    class Shape:
-        fmt = QFormat(8, 8)
-        levels = 1
-        hierarchy = False
+@dataclass(frozen=True)
+class Shape:
+    fmt: QFormat = QFormat(8, 8)
+    levels: int = 1
+    hierarchy: bool = False
 
-    return Shape()
+
+def bulk_judge_shape(fmt: QFormat | None = None, levels: int = 1) -> Shape:
+    return Shape(fmt or QFormat(8, 8), levels)
 
 
 def test_the_64_bit_path_is_not_taken_where_a_scaled_cap_can_pass_2_to_the_63() -> None:
@@ -86,3 +90,47 @@ def test_the_error_bound_admits_half_an_lsb_and_refuses_one_step_more(fmt: QForm
     assert not outside(tie, 5) and not outside(tie, 6)
     assert outside(tie + 1, 5) and not outside(tie + 1, 6)
     assert not outside(tie - 1, 5) and outside(tie - 1, 6)
+
+
+def counted(fmt: QFormat, vectors: bulk_judge.Vectors) -> dict[str, int]:
+    """The roof's coverage bins counted on Python integers, one vector and level at a time."""
+    f, bins = fmt.frac_bits, dict.fromkeys(ROOF_BINS, 0)
+    for position in range(len(vectors)):
+        peak, bws, ais = vectors.row(position)
+        for bw, ai in zip(bws, ais, strict=True):
+            product, scaled = ai * bw, peak << f
+            hits = {"memory-bound": product < scaled, "compute-bound": product >= scaled,
+                    "ridge (ai*bw == peak)": product == scaled, "one step below the ridge": product + 1 == scaled,
+                    "rounding tie (memory-bound)": product < scaled and product % (1 << f) == 1 << (f - 1),
+                    "product above the format": product > fmt.max_raw << f, "ai or bw zero": ai == 0 or bw == 0}
+            for name, hit in hits.items():
+                bins[name] += hit
+        bins["peak zero"] += peak == 0
+    return bins
+
+
+ROOF_BINS = ("memory-bound", "compute-bound", "ridge (ai*bw == peak)", "one step below the ridge",
+             "rounding tie (memory-bound)", "product above the format", "ai or bw zero", "peak zero")
+
+
+@pytest.mark.parametrize("fmt", [QFormat(24, 16), QFormat(40, 23)], ids=["64-bit path", "128-bit path"])
+def test_the_coverage_bins_count_what_integers_count_on_the_ridge_the_tie_and_a_full_low_word(fmt: QFormat) -> None:
+    """Random vectors and the corners: on the ridge and one step either side, a tie, zeros, the largest
+    rates, ai*bw = 2^64 - 1 (its low word full, no high word) against peak 0 and peak 1, and products
+    past 2^64 whose low word alone is below peak * 2^F."""
+    from roofline_bulk.stimulus import random_block
+
+    f, top = fmt.frac_bits, fmt.max_raw
+    corners = [(0, (0, 0), (0, 0)), (top, (top, top), (top, top)), (1, (1 << f, (1 << 32) - 1), (1 << f, (1 << 32) + 1)),
+               (0, ((1 << 32) - 1, 1), ((1 << 32) + 1, 0)), (5, (5 << f, 1), (1, (5 << f) - 1)),
+               (5, ((5 << f) + 1, 3 << (f - 1)), (1, 1)), (7, (1 << f, 7), (7, 1 << f)),
+               (1, (1 << 32, 1 << 33), (1 << 32, (1 << 31) + 1))]  # 2^64 and 2^64 + 2^33: a high word, a low one below peak
+    peak = np.array([c[0] for c in corners], dtype=np.uint64)
+    bws = np.array([c[1] for c in corners], dtype=np.uint64)
+    ais = np.array([c[2] for c in corners], dtype=np.uint64)
+    edges = bulk_judge.Vectors(np.arange(len(corners)), peak, bws, ais)
+    drawn = random_block(3, 1, fmt, 2, 4000)
+    for vectors in (edges, drawn):
+        cfg = bulk_judge_shape(fmt, levels=2)
+        want = bulk_judge.expected_outputs(cfg, vectors)
+        assert bulk_judge.coverage_bins(cfg, vectors, want, bulk_judge.products(vectors)) == counted(fmt, vectors)
