@@ -5,6 +5,8 @@ What the sandboxed process sees:
   and the harness (tb/, model/, course/, flows/'s code) read-only at the paths they have outside;
 - the submission, read-only, at /submission;
 - two private tmpfs folders of fixed size: /tmp and /run (the working folder);
+- for a Verilator simulation, the grader's compiled Verilator runtime, read-only, with ccache set
+  read-only (object_cache; without it, ccache is off);
 - no network; no /proc (native Yosys and nextpnr, which run no design code, get one of their
   own PID namespace); no /etc beyond the loader cache; no labs/ (so no hidden groups), no
   rtl/ (the reference solution), no tests/, no flows/formal or flows/mutants (mounts.NEVER_SEEN),
