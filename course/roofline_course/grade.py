@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout:
         lab = replace(lab, timeout_s=args.timeout)
     sandbox.compile_bytecode()  # before the uid isolation's umask: a step must be able to read it
+    if args.sim == "verilator" and lab.kind == "design":
+        sandbox.verilator_cache(args.unsafe_no_sandbox)  # filled here, before that umask and any group's clock
     if not args.unsafe_no_sandbox and sandbox.mode() == "uid":
         if lab.kind == "testbench":  # its runs must share no file: only private mounts give that
             print("error: a testbench lab grades under bubblewrap only, and namespaces cannot be created here "
