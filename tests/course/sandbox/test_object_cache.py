@@ -21,6 +21,7 @@ from roofline_course.design_lab import grade
 from roofline_course.labs.definitions import load_lab
 from roofline_course.sandbox import isolation
 from roofline_course.sandbox import object_cache as cache
+from roofline_course.sandbox.users import readable
 
 SLOT = 31 + os.getpid() % 50
 # A step that reads the cache, tries to leave a file in it, and says what ccache was told.
@@ -39,7 +40,7 @@ def fresh_mode() -> Iterator[None]:
 def fake_cache(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir(parents=True)
     (folder / "warmed").write_text("the grader's toolchain\n")
-    cache._readable(folder)
+    readable(folder)
     monkeypatch.setattr(cache, "warmed", lambda: folder)
     return folder
 
