@@ -3,8 +3,9 @@
 The YoWASP runtime maps /tmp to a private empty folder for each run, so a script that reads or
 writes a file under /tmp (pytest's temporary folders, a drop-in kept there) would silently miss
 it. This launcher gives the guest's /tmp the real /tmp instead; the private folder is still made
-and removed by the runtime, unused. Run as `python -m roofline_core.yowasp <tool> <its arguments>`,
-where the tool is one of TOOLS.
+and removed by the runtime, unused. It also starts the tool in about half the runtime's time (the
+start-up memo, below). Run as `python -m roofline_core.yowasp <tool> <its arguments>`, where the
+tool is one of TOOLS; make prove's sby starts Yosys through it too (flows/roofline_flows/sby.py).
 """
 
 from __future__ import annotations
