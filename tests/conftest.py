@@ -3,6 +3,7 @@ slowest tests first, so that two workers finish together rather than one waiting
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -101,6 +102,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     durations = known_durations()
     typical = statistics.median(durations.values()) if durations else 0.0
     items.sort(key=lambda item: -durations.get(item.nodeid, typical))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every module, every test item) lives as long as the worker: moved out of
+    the garbage collector's reach, so that its full collections stop scanning it again and again
+    (4.3 of the workers' 76 CPU-seconds of make test went to collecting)."""
+    gc.freeze()
 
 
 _timed: dict[str, float] = {}
