@@ -4,8 +4,9 @@ The pip (WebAssembly) Yosys and nextpnr run in the sandbox too. The grader compi
 code first, outside, with no student input; the sandbox reads that cache read-only, and the tool
 sees only /submission, /run and /tmp. The launcher's start-up memo (roofline_core.yowasp: which
 compiled code is the .wasm's) lives in that cache and is written by the grader's own first run, so a
-step can read it and never write it: a memo a step wrote could send a later step to other code. wasmtime reserves far more address space than it uses, so
-those steps are held to the same memory by data size rather than by address space (limits).
+step can read it and never write it: a memo a step wrote could send a later step to other code.
+wasmtime reserves far more address space than it uses, so those steps are held to the same memory
+by data size rather than by address space (limits).
 """
 
 from __future__ import annotations
