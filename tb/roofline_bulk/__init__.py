@@ -1,6 +1,7 @@
 """roofline_bulk: bulk sweeps, millions of vectors streamed through the RTL and checked with numpy.
 
 - `stimulus`: seeded vectors in blocks (random, exhaustive, shards), straight into numpy arrays.
+- `kernel`: the C kernel that makes a random block (stimulus_kernel.c), compiled once and loaded.
 - `config`: one sweep's settings (`SweepConfig`), carried into the simulator by the environment.
 - `beats`: the file layout the bulk testbench (tb/hdl/roofline_bulk_tb.sv) reads and writes.
 - `check`: results against the vectorized golden model, an independent error bound, coverage.
