@@ -1,8 +1,8 @@
 """cocotb bulk sweep: millions of vectors through roofline_bulk_tb, checked in bulk with numpy.
 
-Batches go to the simulator as files and come back as files; two helper processes make the
-next batches and check the last ones while the simulator streams this one, so the
-simulator rarely waits for Python.
+Batches go to the simulator as files and come back as files; helper processes (one on 2 CPUs,
+roofline_bulk.pipeline.helper_count) make the next batches and check the last ones while the
+simulator streams this one, so the simulator rarely waits for Python.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from roofline_bulk import beats as layout
 from roofline_bulk import replay
 from roofline_bulk.check import SweepTotals
 from roofline_bulk.config import SweepConfig
-from roofline_bulk.pipeline import batch_paths, batch_slot, start_helpers
+from roofline_bulk.pipeline import AHEAD, batch_paths, batch_slot, start_helpers
 from roofline_bulk.summary import rate_text
 from roofline_cocotb.signals import read_bool, read_uint
 from roofline_core.vector_check import Vectors
@@ -130,13 +130,14 @@ async def bulk_sweep(dut: Any) -> None:
         def prepare(batch: int) -> int:
             return helper_of(batch).submit("prepare", cfg, batch, *plan[batch], batch_paths(cfg, batch)[0])
 
-        prepared = {batch: prepare(batch) for batch in range(min(len(helpers), len(plan)))}
+        prepared = {batch: prepare(batch) for batch in range(min(AHEAD, len(plan)))}
         checks: list[tuple[Any, int]] = []
+        done = 0
         for batch in range(len(plan)):
             waited = time.perf_counter()
             _, beats = helper_of(batch).result(prepared.pop(batch))
             waiting += time.perf_counter() - waited
-            ahead = batch + len(helpers)
+            ahead = batch + AHEAD
             if ahead < len(plan):
                 prepared[ahead] = prepare(ahead)  # made while this batch simulates
             simulated, simulated_cpu = time.perf_counter(), time.process_time()
@@ -147,7 +148,7 @@ async def bulk_sweep(dut: Any) -> None:
             simulating += time.perf_counter() - simulated
             simulating_cpu += time.process_time() - simulated_cpu
             checks.append((helper_of(batch), helper_of(batch).submit("check", cfg, batch, batch_paths(cfg, batch)[1])))
-            done = sum(stop - start for start, stop in plan[: batch + 1])
+            done += plan[batch][1] - plan[batch][0]
             rate = rate_text(done / (time.perf_counter() - started))
             dut._log.info("progress: %d/%d vectors simulated (%.0f%%), %s", done, total, 100 * done / total, rate)
         waited = time.perf_counter()

@@ -97,10 +97,12 @@ static void below(pcg64* rng, uint64_t choices, size_t m, uint64_t* out) {
     const size_t raws = (m + 1) / 2;
     uint64_t* raw = out + m - raws;  // the raw outputs in the top of out, read before they are written over
     fill(rng, raws, raw);
-    for (size_t i = 0; i < m; i++) {
-        const uint64_t half = (raw[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFULL;
-        out[i] = (half * choices) >> 32;
+    for (size_t j = 0; j < m / 2; j++) {  // out[2j], out[2j + 1] lie below raw[j + 1]: written after it is read
+        const uint64_t value = raw[j];
+        out[2 * j] = ((value & 0xFFFFFFFFULL) * choices) >> 32;
+        out[2 * j + 1] = ((value >> 32) * choices) >> 32;
     }
+    if (m % 2) out[m - 1] = ((raw[m / 2] & 0xFFFFFFFFULL) * choices) >> 32;
 }
 
 static void log_uniform(pcg64* rng, int bits, size_t m, uint64_t* out, uint64_t* raw) {
