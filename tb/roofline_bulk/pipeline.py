@@ -11,6 +11,7 @@ import os
 import time
 import traceback
 from collections.abc import Iterator
+from functools import cache
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -152,8 +153,12 @@ def batch_slot(batch: int) -> int:
 
 def batch_paths(cfg: SweepConfig, batch: int) -> tuple[str, str]:
     """The input and output files of a batch: batches in flight never share one."""
-    folder = Path(cfg.out_dir)
-    slot = batch_slot(batch)
+    return _slot_paths(cfg.out_dir, batch_slot(batch))
+
+
+@cache
+def _slot_paths(out_dir: str, slot: int) -> tuple[str, str]:
+    folder = Path(out_dir)
     return str(folder / f"bulk_in_{slot}.bin"), str(folder / f"bulk_out_{slot}.bin")
 
 

@@ -80,7 +80,7 @@ def random_block(seed: int, block: int, fmt: QFormat, levels: int, size: int = B
         *_halves(state["state"]), *_halves(state["inc"]), fmt.width, fmt.frac_bits, _newton_steps(fmt.frac_bits), levels,
         BLOCK, *map(kernel.pointer, (peak, bws, ais)),
     ):
-        raise MemoryError("the bulk stimulus kernel could not allocate its scratch memory")
+        raise MemoryError(f"the bulk stimulus kernel could not make a block of {BLOCK} vectors (its scratch memory)")
     if block == 0:
         _put_edges(fmt, levels, peak, bws, ais)
     index = np.arange(block * BLOCK, block * BLOCK + size, dtype=np.int64)

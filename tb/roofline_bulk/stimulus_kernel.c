@@ -123,11 +123,11 @@ typedef struct {
 typedef struct {
     uint64_t *a, *b, *c, *d, *e;  // scratch arrays of one block each
     uint64_t* raw;                // log_uniform's raw outputs
-    size_t* rows;
+    uint32_t* rows;  // row numbers of a block: a block is far below 2^32 vectors
 } scratch;
 
 // near_ridge: ai = floor(peak * 2^F / bw) + {-1, 0, 1}, clipped to the format.
-static void near_ridge(pcg64* rng, const format* fmt, const uint64_t* peak, const size_t* rows, size_t m, uint64_t* bw,
+static void near_ridge(pcg64* rng, const format* fmt, const uint64_t* peak, const uint32_t* rows, size_t m, uint64_t* bw,
                        uint64_t* ai, size_t stride, scratch* s) {
     log_uniform(rng, fmt->width, m, s->a, s->raw);
     if (fmt->width + fmt->frac_bits > 62) {
@@ -148,7 +148,7 @@ static void near_ridge(pcg64* rng, const format* fmt, const uint64_t* peak, cons
 
 // residue: ai odd, bw = ai^-1 * target (mod 2^F) puts ai*bw on a chosen residue; returns peak + 1
 // (the level's override) in `override` at each row.
-static void residue(pcg64* rng, const format* fmt, const size_t* rows, size_t m, uint64_t* bw, uint64_t* ai,
+static void residue(pcg64* rng, const format* fmt, const uint32_t* rows, size_t m, uint64_t* bw, uint64_t* ai,
                     size_t stride, uint64_t* override, scratch* s) {
     const int w = fmt->width, f = fmt->frac_bits;
     uint64_t *ai_bits = s->a, *ai_values = s->b, *choice = s->c, *high_bits = s->d, *bw_values = s->e;
@@ -184,15 +184,16 @@ static void residue(pcg64* rng, const format* fmt, const size_t* rows, size_t m,
 static void level(pcg64* rng, const format* fmt, const uint64_t* peak, const uint8_t* kinds, size_t n, uint64_t* bw,
                   uint64_t* ai, size_t stride, uint64_t* override, scratch* s) {
     memset(override, 0, n * sizeof *override);
+    // Each kind's rows in ascending order, as numpy's flatnonzero gave them: a count of each kind, then
+    // one pass that places every row after the rows of the kinds before its own.
+    size_t start[KINDS + 1] = {0}, next[KINDS];
+    for (size_t i = 0; i < n; i++) start[kinds[i] + 1]++;
+    for (int kind = 0; kind < KINDS; kind++) start[kind + 1] += start[kind];
+    memcpy(next, start, sizeof next);
+    for (size_t i = 0; i < n; i++) s->rows[next[kinds[i]]++] = (uint32_t)i;
     for (int kind = 0; kind < KINDS; kind++) {
-        // The kind's rows in ascending order, as numpy's flatnonzero gave them, without a branch on the
-        // (random) kind: every row is written, and only the kind's advance the count.
-        size_t* rows = s->rows;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            rows[m] = i;
-            m += kinds[i] == kind;
-        }
+        const uint32_t* rows = s->rows + start[kind];
+        const size_t m = start[kind + 1] - start[kind];
         switch (kind) {
             case UNIFORM:
             case LOG_UNIFORM:
@@ -263,7 +264,8 @@ static void level_ties(pcg64* rng, size_t n, int levels, uint64_t* bws, uint64_t
 static int reserve(size_t n, scratch* s, uint64_t** override, uint8_t** kinds, uint8_t** anchored) {
     static __thread size_t capacity;
     static __thread uint8_t* memory;
-    const size_t words = 7 * n, bytes = words * 8 + n * sizeof(size_t) + 2 * n;
+    if (n > UINT32_MAX) return 1;  // rows are numbered in 32 bits
+    const size_t words = 7 * n, bytes = words * 8 + n * sizeof(uint32_t) + 2 * n;
     if (n > capacity) {
         free(memory);
         memory = malloc(bytes);
@@ -271,7 +273,7 @@ static int reserve(size_t n, scratch* s, uint64_t** override, uint8_t** kinds, u
         if (!memory) return 1;
     }
     uint64_t* word = (uint64_t*)memory;
-    *s = (scratch){word, word + n, word + 2 * n, word + 3 * n, word + 4 * n, word + 5 * n, (size_t*)(word + words)};
+    *s = (scratch){word, word + n, word + 2 * n, word + 3 * n, word + 4 * n, word + 5 * n, (uint32_t*)(word + words)};
     *override = word + 6 * n;
     *kinds = (uint8_t*)(s->rows + n);
     *anchored = *kinds + n;
