@@ -140,8 +140,8 @@ def helper_count(cpus: int | None = None) -> int:
     takes a core and the helpers the rest, at most AHEAD. On 2 CPUs that is one helper: with the C
     stimulus a batch's helper work (make, write, check) costs about what simulating it does, and a
     second helper only took turns with the simulator on its core. At 10^7 vectors on Verilator, medians
-    of 5 in one run: 0.89 s with one helper against 0.98 s with two (helpers 0.70 against 0.84 CPU-s).
-    A module with memory levels ran alike with either."""
+    of 5 in two runs back to back: 0.89 s with one helper against 0.98 s with two (helpers 0.70 against
+    0.84 CPU-s). A module with memory levels ran alike with either."""
     if cpus is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(AHEAD, cpus - 1))
