@@ -29,7 +29,7 @@ CLOCK_NS = 10
 # Cycles a batch may take beyond one per beat: the pipeline's fill and the file handshake.
 LATENCY_SLACK = 64
 # A progress line at most this often (and after the last batch): a line per batch cost the simulator
-# process as much as a fifth of a millisecond of its 4 to 7 per batch.
+# process 0.2-0.7 ms of its 4 to 7 per batch (timed inside the loop).
 PROGRESS_EVERY_S = 0.25
 
 
