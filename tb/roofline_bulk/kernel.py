@@ -16,6 +16,9 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
 from roofline_core.paths import BUILD_ROOT
 from roofline_core.tools import ToolError
 
@@ -64,6 +67,6 @@ def stimulus() -> ctypes.CDLL:
     return library
 
 
-def pointer(array: object) -> ctypes._Pointer[ctypes.c_uint64]:
+def pointer(array: NDArray[np.uint64]) -> ctypes._Pointer[ctypes.c_uint64]:
     """A C-contiguous uint64 numpy array's data, as the kernel takes it."""
-    return ctypes.cast(array.ctypes.data, _U64_POINTER)  # type: ignore[attr-defined]
+    return array.ctypes.data_as(_U64_POINTER)

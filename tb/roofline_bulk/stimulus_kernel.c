@@ -3,7 +3,7 @@
 //
 // numpy made a block in about 6 ms, most of a sweep helper's CPU and more than the simulator spent
 // on the block; this kernel makes it in a small fraction of that. tests/bulk/test_stimulus_kernel.py
-// holds it to the numpy reference it replaced (tests/bulk/numpy_stimulus.py), block for block, at
+// holds it to the numpy reference it replaced (tests/support/numpy_stimulus.py), block for block, at
 // every width, fraction and level count the sweeps take.
 //
 // Each draw below mirrors one numpy call of the reference, which draws a whole array at a time:
