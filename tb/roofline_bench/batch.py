@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from roofline_bench.coverage import Coverage
+from roofline_bench.run import BATCH
 from roofline_bench.stimulus import RateVector
 from roofline_core.scoreboard import Scoreboard
 from roofline_core.vector_check import Outputs, Vectors, expected_outputs, failing, products
@@ -23,7 +24,6 @@ from roofline_core.vector_check import coverage_bins as vector_coverage_bins
 from roofline_golden import QFormat
 from roofline_golden.vector import MAX_WIDTH as VECTOR_MAX_WIDTH
 
-BATCH = 4096
 # (vector id, label, the vector, its outputs, sample coverage) -> None: the bench's one-vector judge
 Judge = Callable[[str | int, str, RateVector, tuple[int, ...], bool], None]
 

@@ -22,14 +22,17 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count
+from typing import TYPE_CHECKING
 
-from roofline_bench.batch import RateBatch
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates, edge_vectors, rate_batch, read_hierarchy_outputs
 from roofline_bench.run import Run, matrix, tests
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.scoreboard import selected
 from roofline_golden import fixed
+
+if TYPE_CHECKING:
+    from roofline_bench.batch import RateBatch
 
 CLOCK_NS = 10
 SETTLE_NS = 1  # after the falling edge, before the rising edge: handshakes have settled

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from roofline_bench.batch import RateBatch
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.run import Run
@@ -16,6 +16,9 @@ from roofline_core.edges import rate_edges
 from roofline_core.scoreboard import Field, Scoreboard, selected
 from roofline_core.vector_text import exact_context, inputs_text
 from roofline_golden import QFormat, cases, fixed, format_fraction
+
+if TYPE_CHECKING:  # numpy comes with it: imported where a sweep is judged, not by every bench
+    from roofline_bench.batch import RateBatch
 
 SETTLE_NS = 1
 
@@ -146,6 +149,8 @@ class RateChecker:
 
 def rate_batch(run: Run, hierarchy: bool) -> RateBatch:
     """Results judged in batches (of the run's batch size) by the one-vector judges' rules."""
+    from roofline_bench.batch import RateBatch  # noqa: PLC0415 (numpy: see the import above)
+
     sb, coverage, size = run.sb, run.coverage, run.batch_size
     if hierarchy:
         return RateBatch(sb, lambda vector_id, label, vector, outputs, sample: judge_hierarchy(
