@@ -258,11 +258,9 @@ def _simulator(build: Build, *, waves: bool = False, testcase: str | None = None
             compile_args=["-Wno-fatal", "-CFLAGS", "-O1", *tracing, *build.verilator_args],
             # A design big enough to be split into several C++ files (a bulk bench's 64 lanes) is
             # compiled as one (VM_PARALLEL_BUILDS=0, the same code through Vtop__ALL.cpp), not file by
-            # file behind two precompiled headers of 95 MB each, which cost more than they saved. The
-            # wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks the split build; the
-            # flag is restored in case one is ever asked for.
-            make_args=["-j", str(min(4, os.cpu_count() or 1)), "VM_PARALLEL_BUILDS=0", "CFG_CXXFLAGS_PCH_I=-include",
-                       *object_cache()],
+            # file behind two precompiled headers of 95 MB each, which cost more than they saved (and
+            # which the wheel's verilated.mk cannot use: it leaves CFG_CXXFLAGS_PCH_I empty).
+            make_args=["-j", str(min(4, os.cpu_count() or 1)), "VM_PARALLEL_BUILDS=0", *object_cache()],
             plus_args=[*(["--trace"] if waves else []), *build.plus_args] or None,
         )
     raise ToolError(f"unknown simulator {build.sim!r}: use icarus or verilator")
