@@ -43,7 +43,7 @@ def test_the_student_copy_holds_no_answer_and_make_check_works_in_it(tmp_path: P
     )
     with tarfile.open(archive) as tar:
         names = tar.getnames()
-        tar.extractall(tmp_path, filter="data")
+        handout.unpack(tar, tmp_path)
     copy = tmp_path / "roofline-hw"
     assert not [n for n in names if n.endswith("hidden.toml") or "/dropin/" in n or n.endswith("catalogue.toml")]
     readme = (copy / "README.md").read_text()
@@ -96,8 +96,53 @@ def student_copy(folder: Path) -> Path:
     archive = folder / "student.tar.gz"
     handout.build(archive)
     with tarfile.open(archive) as tar:
-        tar.extractall(folder, filter="data")
+        handout.unpack(tar, folder)
     return folder / handout.PREFIX
+
+
+def archive_with(tmp_path: Path, name: str) -> Path:
+    """A tar holding one file under `name`."""
+    source = tmp_path / "payload.txt"
+    source.write_text("payload\n")
+    archive = tmp_path / "one.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(source, arcname=name)
+    return archive
+
+
+def test_unpack_keeps_a_member_inside_its_folder_where_python_has_extraction_filters(tmp_path: Path) -> None:
+    if not hasattr(tarfile, "data_filter"):
+        pytest.skip(f"Python {sys.version.split()[0]} has no tarfile extraction filters (3.11.4 added them)")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    with tarfile.open(archive_with(tmp_path, "../escaped.txt")) as tar, pytest.raises(tarfile.OutsideDestinationError):
+        handout.unpack(tar, folder)
+    assert not (tmp_path / "escaped.txt").exists()
+    with tarfile.open(archive_with(tmp_path, "inside/kept.txt")) as tar:
+        handout.unpack(tar, folder)
+    assert (folder / "inside" / "kept.txt").read_text() == "payload\n"
+
+
+def test_the_student_copy_is_built_on_a_python_without_extraction_filters(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.11.0-3.11.3 (Debian 12 ships 3.11.2): no tarfile.data_filter, and extractall takes no
+    filter argument. make handout built nothing there (a TypeError) before unpack."""
+    if not (REPO_ROOT / ".git").exists():
+        pytest.skip("make handout archives the git HEAD")
+    original = tarfile.TarFile.extractall
+
+    def extractall_of_3_11_2(self: tarfile.TarFile, path: str | Path = ".", members: object = None, *,
+                             numeric_owner: bool = False) -> None:
+        original(self, path, members, numeric_owner=numeric_owner, filter="fully_trusted")
+
+    monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    monkeypatch.setattr(tarfile.TarFile, "extractall", extractall_of_3_11_2)
+    archive = tmp_path / "student.tar.gz"
+    handout.build(archive)
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    assert f"{handout.PREFIX}/README.md" in names and f"{handout.PREFIX}/rtl/README.md" in names
+    assert not [n for n in names if n.endswith("hidden.toml") or n.startswith(f"{handout.PREFIX}/flows/formal/props")]
 
 
 def test_the_finder_sees_the_formal_reference_as_an_answer_and_the_copy_leaves_it_out(tmp_path: Path) -> None:

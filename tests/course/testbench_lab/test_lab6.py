@@ -32,6 +32,7 @@ from skip_policy import SANDBOX_REASON
 from roofline_core.contract import MODULES, ParamSet
 from roofline_core.paths import LABS_DIR, MUTANT_CATALOGUE, REPO_ROOT
 from roofline_course import sandbox
+from roofline_course.handout import unpack
 from roofline_course.intake.submission import IntakeError
 from roofline_course.intake.testbench import stage
 from roofline_course.labs.definitions import load_lab
@@ -502,7 +503,7 @@ def test_make_check_works_in_the_student_copy(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "roofline_course.handout", "--out", str(archive)], cwd=REPO_ROOT, check=True,
                    capture_output=True)
     with tarfile.open(archive) as tar:
-        tar.extractall(tmp_path, filter="data")
+        unpack(tar, tmp_path)
     copy = tmp_path / "roofline-hw"
     (copy / ".venv").mkdir()
     for part in ("bin", "lib", "pyvenv.cfg"):
