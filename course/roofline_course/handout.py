@@ -49,13 +49,18 @@ several labs. `make check` and `make sim` need neither.
 
 
 def unpack(tar: tarfile.TarFile, folder: Path) -> None:
-    """Extract a tree this repository wrote (`git archive`, the student copy). Python 3.11.4 added
-    tarfile's extraction filters (PEP 706) and Debian 12's Python is 3.11.2: the data filter is used
-    where there is one, and either way the archive is this repository's own, not a student's."""
+    """Extract a tree this repository wrote (`git archive`, the student copy), refusing any member
+    that is not a file or folder inside `folder` (tarfile.TarError). Python 3.11.4 added tarfile's
+    extraction filters (PEP 706), which do this and more; on 3.11.0-3.11.3 (Debian 12's Python is
+    3.11.2), which the Makefile accepts, the members are checked here before extracting."""
     if hasattr(tarfile, "data_filter"):
         tar.extractall(folder, filter="data")
-    else:
-        tar.extractall(folder)
+        return
+    root = folder.resolve()
+    for member in tar.getmembers():
+        if not (member.isfile() or member.isdir()) or not (root / member.name).resolve().is_relative_to(root):
+            raise tarfile.TarError(f"{member.name}: not a file or folder inside {folder}")
+    tar.extractall(folder)
 
 
 def build(archive: Path, ref: str = "HEAD") -> list[str]:
