@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from roofline_bench.ports import Unresolved
 from roofline_bench.rates import bench_rng, check_error_bound, check_widths, pack_levels
-from roofline_bench.run import Run, tests
+from roofline_bench.run import Stopped, Run, tests
 from roofline_bench.stimulus import log_uniform
 from roofline_core.edges import placement_edges
 from roofline_core.scoreboard import Field, binding_text, selected
@@ -52,14 +52,18 @@ class CountsTB:
 
     def expect_idle(self, vector_id: str, when: str) -> None:
         """busy_o and done_o low, not X (the contract's reset is asynchronous: at once)."""
+        unknown = []
         for name in ("busy_o", "done_o"):
             try:
                 high = self.ports.read_bool(name)
-            except Unresolved as problem:
-                self.sb.fail(vector_id, f"{problem} {when}; it must be low", kind="unresolved", event=True)
+            except Unresolved as problem:  # X or Z is not low: the reset left the register without a value
+                self.sb.fail(vector_id, f"{problem} {when}; it must be low", kind="reset", event=True)
+                unknown.append(str(problem))
                 continue
             if high:
                 self.sb.fail(vector_id, f"{name} is high {when}; it must be low", kind="reset", event=True)
+        if unknown:
+            raise Stopped(f"{'; '.join(unknown)} {when}")
 
     async def place(self, placement: Placement, idle: int = 0) -> int | None:
         """Issue one placement and check its result; then `idle` cycles with start_i low in which

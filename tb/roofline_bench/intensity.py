@@ -18,7 +18,7 @@ from fractions import Fraction
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Unresolved
 from roofline_bench.rates import check_widths
-from roofline_bench.run import Run, tests
+from roofline_bench.run import Stopped, Run, tests
 from roofline_bench.stimulus import count_vectors
 from roofline_core.edges import count_edges
 from roofline_core.scoreboard import Field, selected
@@ -63,14 +63,18 @@ class IntensityTB:
         self.expect_idle("after reset")
 
     def expect_idle(self, when: str) -> None:
+        unknown = []
         for name in ("busy_o", "done_o"):
             try:
                 high = self.ports.read_bool(name)
-            except Unresolved as problem:
-                self.sb.fail(when.replace(" ", "_"), f"{problem} {when}; it must be low", kind="unresolved", event=True)
+            except Unresolved as problem:  # X or Z is not low: the reset left the register without a value
+                self.sb.fail(when.replace(" ", "_"), f"{problem} {when}; it must be low", kind="reset", event=True)
+                unknown.append(str(problem))
                 continue
             if high:
                 self.sb.fail(when.replace(" ", "_"), f"{name} is high {when}; it must be low", kind="reset", event=True)
+        if unknown:
+            raise Stopped(f"{'; '.join(unknown)} {when}")
 
     async def run_ops(self, operations: list[Operation], rng: random.Random | None = None, noise: bool = False) -> None:
         """Issue every operation, check every result in order; rng adds idle gaps, noise adds starts while busy."""

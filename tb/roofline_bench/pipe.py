@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates, edge_vectors, rate_batch, read_hierarchy_outputs
-from roofline_bench.run import Run, matrix, tests
+from roofline_bench.run import Stopped, Run, matrix, tests
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.scoreboard import selected
 from roofline_golden import fixed
@@ -139,18 +139,24 @@ class Stream:
             self.ports.write(name, 0)
         if showing:
             await self.ports.wait_ns(SETTLE_NS)
-            if self.ports.read_bool("out_valid_o"):
-                self.sb.fail("during_the_reset", "out_valid_o stayed high after rst_ni fell between clock edges; the "
-                             "contract's reset is asynchronous (it acts at once, not at the next rising edge)", kind="reset",
-                             event=True)
+            self.expect_empty("during_the_reset", "after rst_ni fell between clock edges; the contract's reset is "
+                              "asynchronous (it acts at once, not at the next rising edge)")
         await self.ports.rising_edges(cycles)
         await self.ports.falling_edge()
         self.ports.write("rst_ni", 1)
         self.expected.clear()  # a reset drops whatever was in flight
         self.accepted.clear()
-        if self.ports.read_bool("out_valid_o"):
-            self.sb.fail("after_the_reset", "out_valid_o is high right after reset; the pipeline must be empty", kind="reset",
-                         event=True)
+        self.expect_empty("after_the_reset", "right after reset; the pipeline must be empty")
+
+    def expect_empty(self, event: str, when: str) -> None:
+        """out_valid_o low: high, or X/Z (a valid bit the reset gave no value), breaks the reset."""
+        try:
+            high = self.ports.read_bool("out_valid_o")
+        except Unresolved as problem:
+            self.sb.fail(event, f"{problem} {when}", kind="reset", event=True)
+            raise Stopped(f"{problem} {when}") from None
+        if high:
+            self.sb.fail(event, f"out_valid_o is high {when}", kind="reset", event=True)
 
     async def run_items(self, items: list[Item], idle: str = "never", sink: str = "always", *,
                         rng: random.Random | None = None, p_idle: float = 0.3, p_ready: float = 0.6,
@@ -179,7 +185,7 @@ class Stream:
             except Unresolved as problem:
                 self.sb.fail(f"cycle_{self.cycle}", f"X/Z {self.cfg.top} in cycle {self.cycle}: {problem}", kind="unresolved",
                              event=True)
-                return
+                raise Stopped(f"{problem} in cycle {self.cycle}") from None
             in_fire = source.offering and now.in_ready
             self.cover(source, receiver, now, in_fire)
             held = self.check_held(held, now)

@@ -24,6 +24,12 @@ from roofline_core.scoreboard import Field, Lines, Scoreboard, Verdict
 BATCH = 4096
 
 
+class Stopped(Exception):
+    """The bench has recorded a failure after which nothing can be checked (an output X/Z at a reset,
+    where the contract says low, or in a stream's cycle): the test ends here. Checking on would blame
+    what follows the X (a result that never came) on another kind of bug."""
+
+
 @dataclass
 class Run:
     """What a bench test works with: the run's settings, the design's ports, its scoreboard,
@@ -75,7 +81,8 @@ def matrix(name: str, body: Callable[..., Awaitable[None]], **axes: tuple[str, .
 
 async def execute(test: BenchTest, run: Run) -> Verdict:
     """Run the test to its end and give its verdict. A port the design lacks, an X/Z the bench
-    did not expect, or (replaying) a reply that ran out or cannot be true ends the test early:
+    did not expect, a failure the bench stopped at (Stopped), or (replaying) a reply that ran out or
+    cannot be true ends the test early:
     it then fails, scored against everything it meant to check."""
     try:
         await test.body(run)
@@ -84,7 +91,7 @@ async def execute(test: BenchTest, run: Run) -> Verdict:
     except Unresolved as problem:  # a failure of its own kind too, so that feedback can name it
         run.sb.fail("unknown_value", f"X/Z {run.cfg.top}: {problem}", kind="unresolved", event=True)
         return run.sb.verdict(str(problem))
-    except (PortError, TapeError) as problem:
+    except (PortError, TapeError, Stopped) as problem:
         return run.sb.verdict(str(problem))
     return run.sb.verdict()
 

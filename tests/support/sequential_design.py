@@ -31,10 +31,10 @@ LOG.addHandler(logging.NullHandler())
 LOG.propagate = False
 PERIOD_PS = 10_000
 VALUE_BUGS = ("truncate", "ridge", "narrow product", "tie to the last")  # model_design's, on every result
-PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", "late and duplicated",
-             *VALUE_BUGS)
+PIPE_BUGS = ("", "late", "early", "synchronous reset", "ready waits for the sink", "valid never reset", "cap X when shown",
+             "late and duplicated", *VALUE_BUGS)
 INTENSITY_BUGS = ("", "late", "double done", "synchronous reset", "truncate", "div0 not saturated", "never done",
-                  "busy never reset", "done held", "done held then busy X", "done held then done X")
+                  "busy never reset", "busy X while dividing", "done held", "done held then busy X", "done held then done X")
 
 
 @dataclass
@@ -42,7 +42,8 @@ class PipeModel:
     """roofline_hierarchy_pipe: LATENCY = 3 + MUL_STAGES register stages moving together.
     late/early: one stage more/less; ready waits for the sink: in_ready_o = out_ready_i; valid never
     reset: out_valid_o and in_ready_o are X (no reset gives the valid bits a value); late and
-    duplicated: one stage more, and each result shown for a second cycle (the pipe holding its input
+    cap X when shown: the reset is right, and cap_o is X whenever a result is on show (a data register
+    never loaded); late and duplicated: one stage more, and each result shown for a second cycle (the pipe holding its input
     meanwhile); flickers while stalled: a result not taken changes its cap's low bit each stalled cycle, and
     is right whenever it is taken; VALUE_BUGS: the value bugs of model_design, on every result."""
 
@@ -69,6 +70,8 @@ class PipeModel:
 
     def output(self, name: str, inputs: dict[str, int]) -> int | str:
         if self.bug == "valid never reset" and name in ("in_ready_o", "out_valid_o"):
+            return "x"
+        if self.bug == "cap X when shown" and name == "cap_o" and self.stages[-1] is not None:
             return "x"
         if name == "in_ready_o":
             return int(self.advance(inputs))
@@ -104,7 +107,8 @@ class IntensityModel:
     """roofline_intensity: a division takes COUNT_BITS + FRAC_BITS + 2 cycles (1 when bytes = 0).
     late: one cycle past the contract's bound; double done: done_o high for two cycles; never
     done: busy for ever; truncate: the quotient rounded down; div0 not saturated: sat_o low on bytes = 0;
-    busy never reset: busy_o is X (its register has no reset, so it never gets a value); done held: done_o
+    busy never reset: busy_o is X (its register has no reset, so it never gets a value); busy X while
+    dividing: the reset is right, and busy_o is X from the fifth cycle of every division; done held: done_o
     stays high from the first result until a reset (its register loads itself); done held then busy X (done
     X): so, and busy_o (done_o) is X from the fifth cycle of every division from the third result on."""
 
@@ -125,6 +129,8 @@ class IntensityModel:
 
     def output(self, name: str, inputs: dict[str, int]) -> int | str:
         if self.bug == "busy never reset" and name == "busy_o":
+            return "x"
+        if self.bug == "busy X while dividing" and name == "busy_o" and self.busy and self.left <= self.latency - 5:
             return "x"
         if self.bug == f"done held then {name.removesuffix('_o')} X" and self.busy and self.finished >= 3 \
                 and self.left <= self.latency - 5:

@@ -91,7 +91,8 @@ TAUGHT = [
     (3, "late", "latency", "COUNT_BITS + FRAC_BITS + 4", ()),
     (3, "double done", "pulse", "one-cycle pulse", ()),
     (3, "synchronous reset", "reset", "no done_o", ()),
-    (3, "busy never reset", "unknown value", "every output", ()),
+    (3, "busy never reset", "reset", "busy_o and done_o are low", ()),  # X out of reset is not low: the reset's failure
+    (3, "busy X while dividing", "unknown value", "every output", ()),
     (4, "ridge", "ridge tie", "the compute roof binds", ()),
     (4, "truncate", "rounding", "add half an LSB", ()),
     (4, "narrow product", "product width", "full precision", ()),
@@ -105,7 +106,8 @@ TAUGHT = [
     (5, "ridge", "ridge tie", "the compute roof binds", ()),
     (5, "narrow product", "product width", "full precision", ()),
     (5, "tie to the last", "binding level", "on a tie the lowest index wins", ()),
-    (5, "valid never reset", "unknown value", "every output", ()),
+    (5, "valid never reset", "reset", "asynchronous", ()),  # X out of reset is not low: the reset's failure
+    (5, "cap X when shown", "unknown value", "every output", ()),
 ]
 NO_HANDOUT_RULE = {"unknown value"}  # the handouts state no rule for X/Z; the hint says what to drive
 
@@ -164,7 +166,7 @@ SEQUENTIAL_BUGS = [
     (3, "done_o held", "roofline_intensity.sv", "    done_d       = 1'b0;", "    done_d       = done_o;", "pulse"),
     (3, "synchronous reset", "roofline_intensity.sv", "always_ff @(posedge clk_i or negedge rst_ni)",
      "always_ff @(posedge clk_i)", "reset"),
-    (3, "busy_o never reset", "roofline_intensity.sv", "      busy_o       <= 1'b0;\n", "", "unknown value"),
+    (3, "busy_o never reset", "roofline_intensity.sv", "      busy_o       <= 1'b0;\n", "", "reset"),
     (5, "in_ready_o waits for the sink", "roofline_hierarchy_pipe.sv",
      "assign advance     = !valid_q[STAGES-1] || out_ready_i;", "assign advance     = out_ready_i;", "handshake"),
     (5, "a stage loads while stalled", "roofline_hierarchy_pipe.sv", "    if (advance) begin\n      s3_peak      <= s2_peak;",
@@ -178,7 +180,7 @@ SEQUENTIAL_BUGS = [
     (5, "a W-bit product", "roofline_hierarchy_pipe.sv", "PRODUCT_W'(mul_q[node(MUL_STAGES - 1, l, 0) +: NODE_W]);",
      "PRODUCT_W'(mul_q[node(MUL_STAGES - 1, l, 0) +: W]);", "product width"),
     (5, "out_valid_o never reset", "roofline_hierarchy_pipe.sv", "      valid_q <= '0;\n    end else if (advance) begin",
-     "    end else if (advance) begin", "unknown value"),
+     "    end else if (advance) begin", "reset"),
 ]
 
 
