@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from roofline_bench.ports import Unresolved
 from roofline_bench.rates import bench_rng, check_error_bound, check_widths, pack_levels
-from roofline_bench.run import Stopped, Run, tests
+from roofline_bench.run import Run, Stopped, tests
 from roofline_bench.stimulus import log_uniform
 from roofline_core.edges import placement_edges
 from roofline_core.scoreboard import Field, binding_text, selected

@@ -18,7 +18,7 @@ from fractions import Fraction
 from roofline_bench.coverage import Coverage
 from roofline_bench.ports import Unresolved
 from roofline_bench.rates import check_widths
-from roofline_bench.run import Stopped, Run, tests
+from roofline_bench.run import Run, Stopped, tests
 from roofline_bench.stimulus import count_vectors
 from roofline_core.edges import count_edges
 from roofline_core.scoreboard import Field, selected

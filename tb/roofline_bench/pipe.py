@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from roofline_bench.ports import Ports, Unresolved
 from roofline_bench.rates import bench_rng, check_widths, directed, drive_rates, edge_vectors, rate_batch, read_hierarchy_outputs
-from roofline_bench.run import Stopped, Run, matrix, tests
+from roofline_bench.run import Run, Stopped, matrix, tests
 from roofline_bench.stimulus import RateVector, rate_vectors
 from roofline_core.scoreboard import selected
 from roofline_golden import fixed
