@@ -160,6 +160,8 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
     shown = settings.shown_rtl or rtl  # reports name the submission as its student does, never a path of this machine
     log = str(folder.relative_to(out) / "sim.log")  # relative to the report: no path of the grading machine
     if first.kind == "synthesis":
+        if first.tests and (wrong := synthesized_design_wrong(lab, first, check, shown, settings, folder, log)):
+            return [wrong]
         return [score_synthesis(first, run_synthesis(lab, first, check, settings, folder, timeout), log)]
     assert stall_s is not None
     outcome, reply = run_simulation(lab, joint, check, shown, settings, folder, timeout, stall_s)
@@ -175,6 +177,27 @@ def grade_batch(lab: Lab, batch: list[Group], check: Precheck, rtl: str, setting
         score.detail += notes
         scores.append(score)
     return scores
+
+
+def synthesized_design_wrong(lab: Lab, group: Group, check: Precheck, shown: str, settings: Settings, folder: Path,
+                             log: str) -> GroupScore | None:
+    """The synthesis group's tests, simulated at the synthesis's own parameters first: a design can
+    build another circuit there than at the simulated groups' (a generate on INT_BITS), and the cost
+    scored must be that of a circuit shown right. None when every test passed in full; else the
+    group's score, nothing, with what failed."""
+    timeout = lab.timeout_s + (VERILATOR_BUILD_S if settings.sim == "verilator" else 0)
+    stall_s = stall_limit(lab.timeout_s)
+    outcome, reply = run_simulation(lab, group, check, shown, settings, folder, timeout, stall_s)
+    found = judge.verdicts(lab, group, reply, settings.sim, shown)
+    if not (outcome.timed_out or outcome.crashed) and all(v.passed for v in found.values()):
+        return None
+    facts = judge.RunFacts(outcome.seconds, outcome.timed_out, timeout, outcome.crashed, log, (),
+                           simulator_stop(outcome.stdout), stall_s if outcome.stalled else None)
+    simulated = judge.score(lab, group, found, reply, facts, rerun_hint(lab, group, shown, settings.sim))
+    params = " ".join(f"{name}={value}" for name, value in group.param_set.for_module(lab.top).items())
+    first = (f"not synthesized: the circuit whose cost is scored must first pass {', '.join(group.tests)} in "
+             f"simulation at the synthesis's own parameters ({params}), and it did not")
+    return GroupScore(group, 0.0, "fail", [first, *simulated.detail], outcome.seconds, simulated.failing, simulated.rerun, log)
 
 
 def simulator_stop(log_text: str) -> str:

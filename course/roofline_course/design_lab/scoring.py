@@ -118,6 +118,9 @@ def handout_text(lab: Lab) -> str:
             notes.append("all-or-nothing")
         if group.requires:
             notes.append("scored only once " + " and ".join(f'"{name}"' for name in group.requires) + " passes")
+        if group.kind == "synthesis" and group.tests:
+            notes.append("the synthesized design must first pass " + ", ".join(group.tests)
+                         + " in simulation at these parameters, or the group scores nothing")
         covers = group.covers + (f"; {'; '.join(notes)}" if notes else "")
         lines.append(f"| {group.name} | {'hidden' if group.hidden else 'yes'} | {group.weight:g} | {covers} |")
     return "\n".join(lines)

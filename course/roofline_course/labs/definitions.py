@@ -127,6 +127,8 @@ def _group(entry: dict, hidden: bool, top: str, where: Path, lab_kind: str = "de
     if unknown:
         raise LabError(f"{where}: group {name!r} sets unknown parameters {', '.join(sorted(unknown))}")
     tests = tuple(entry.get("tests", ()))
+    if kind == "synthesis" and (missing := set(tests) - bench_tests(top)):  # what its circuit must pass, simulated first
+        raise LabError(f"{where}: group {name!r} names tests the {top} bench lacks: {', '.join(sorted(missing))}")
     if kind == "sim":
         missing = set(tests) - bench_tests(top) if tests else {"(none listed)"}
         if missing:
