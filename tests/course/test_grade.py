@@ -3,6 +3,8 @@ one mark short 1; a student's last line counts the visible groups only."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from outcomes import LAB1, a_grade, group_score  # noqa: F401
 
@@ -31,3 +33,16 @@ def test_the_students_last_line_counts_the_visible_groups_only() -> None:
     assert grade.final_line(result, student_view=True) == (
         "graded: 10.0/10 in the visible groups; the hidden groups are shown after the due date")
     assert grade.final_line(result) == "graded: 10.0/15, fewer than full marks (exit 1)"
+
+
+@pytest.mark.parametrize("name", ["...sv", "..sv", ".sv", "..", ".", "./..", "a/.."])
+def test_a_submission_named_with_dots_gets_its_report_folder_inside_the_labs(name: str, tmp_path: Path) -> None:
+    """A file `...sv` (stem "..") once put its report, canonical design and copy in build/grade itself."""
+    parent = tmp_path / "subs"
+    parent.mkdir()
+    rtl = parent / name
+    if name.endswith(".sv"):
+        rtl.write_text("module m; endmodule\n")
+    out = grade.default_out(LAB1, str(rtl))
+    lab_folder = grade.BUILD_ROOT / "grade" / f"lab{LAB1.number}"
+    assert out.parent == lab_folder and out.name not in ("", ".", "..") and not out.name.startswith("."), out

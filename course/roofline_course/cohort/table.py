@@ -63,7 +63,7 @@ class Graded:
 
 def entry_id(name: str) -> str:
     """A short name for an entry that no other name shares: readable part, then a digest of its exact bytes."""
-    readable = slug(printable(name)).lstrip("-.")[:40] or "entry"  # never a formula's or a hidden file's start
+    readable = slug(printable(name), empty="").lstrip("-.")[:40] or "entry"  # never a formula's or a hidden file's start
     return f"{readable}-{hashlib.sha1(os.fsencode(name)).hexdigest()[:8]}"
 
 

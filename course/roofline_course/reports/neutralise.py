@@ -49,6 +49,7 @@ def terminal_lines(lines: list[str]) -> list[str]:
     return [printable(part) for line in lines for part in line.split("\n")]
 
 
-def slug(text: str) -> str:
-    """A name made safe as one folder or file name (a report folder named after a submission)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "submission"
+def slug(text: str, empty: str = "submission") -> str:
+    """A name made safe as one folder or file name (a report folder named after a submission): never
+    "." or ".." (a file named `...sv` put its report in the folder above), never hidden."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_").lstrip(".") or empty
