@@ -174,6 +174,8 @@ def checked_design(files: list[str], includes: list[str], tools: list[str], root
     """The reply before any tool reads the canonical design: the allow-list's problems, or the
     canonical design. preprocessors: hold pyslang's view to each simulator's own preprocessor
     (a differential test of pyslang alone leaves them out, and reads the tools' outputs instead)."""
+    if bad := not_utf8(files, includes):
+        raise PreprocessorError("\n".join(bad))
     problems, trees = allow_list(files, includes, tools, preprocessors)
     if problems:
         return {"problems": problems, "notes": []}
@@ -187,6 +189,28 @@ def checked_design(files: list[str], includes: list[str], tools: list[str], root
         return {"problems": [str(problem)], "notes": []}
     design = canonical.Canonical(design.text, [(_relative(name, root), line) for name, line in design.lines])
     return {"problems": [], "notes": [], "canonical": design.to_json()}
+
+
+HDL_SUFFIXES = (".sv", ".svh", ".v", ".vh")
+
+
+def not_utf8(files: list[str], includes: list[str]) -> list[str]:
+    """A compile error for each file (or file an include folder holds) that is not UTF-8 text, at the
+    line of its first such byte: pyslang reads UTF-8, so a Latin-1 comment once ended the check with
+    a UnicodeDecodeError, shown as a construct not allowed."""
+    found = []
+    named = [Path(name) for name in files]
+    named += [path for folder in includes for path in sorted(Path(folder).iterdir())
+              if path.suffix in HDL_SUFFIXES and path.is_file() and path not in named]
+    for path in named:
+        data = path.read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            line = data.count(b"\n", 0, bad.start) + 1
+            found.append(f"{path}:{line}: error: byte 0x{data[bad.start]:02x} is not UTF-8 text: save the file as UTF-8 "
+                         "(or plain ASCII)")
+    return found
 
 
 def allow_list(files: list[str], includes: list[str], tools: list[str], preprocessors: bool = True

@@ -199,3 +199,22 @@ def test_the_design_check_refuses_a_canonical_text_that_does_not_read_back_as_wh
     assert "canonical" not in reply and len(reply["problems"]) == 1 and said in reply["problems"][0], reply
     monkeypatch.setattr(design_check.canonical, "write", write)
     assert verdict(tmp_path, DESIGN)["problems"] == []  # the control: the writer as it is
+
+
+@pytest.mark.parametrize(("place", "bad"), [("a comment", b"  // caf\xe9\n"), ("a string", b'  initial $display("\xff\xfe");\n'),
+                                            ("an included file", b"  `include \"inc.svh\"\n")])
+def test_a_file_that_is_not_utf8_is_a_compile_error_at_its_file_and_line(place: str, bad: bytes, tmp_path: Path) -> None:
+    """pyslang reads UTF-8: a Latin-1 comment once ended the check with a UnicodeDecodeError, which the
+    grader showed as a construct not allowed, with no file or line."""
+    (tmp_path / "m.sv").write_bytes(b"module m;\n" + bad + b"endmodule\n")
+    (tmp_path / "inc.svh").write_bytes(b"// caf\xe9\n")
+    with pytest.raises(design_check.PreprocessorError) as error:
+        design_check.checked_design([str(tmp_path / "m.sv")], [str(tmp_path)], TOOLS, str(tmp_path), preprocessors=False)
+    where = "inc.svh:1" if place == "an included file" else "m.sv:2"
+    assert f"{where}: error: byte 0x" in str(error.value) and "is not UTF-8 text" in str(error.value), str(error.value)
+
+
+def test_utf8_text_beyond_ascii_passes_the_encoding_check(tmp_path: Path) -> None:
+    (tmp_path / "m.sv").write_text("module m; // café, ü, 漢\nendmodule\n", encoding="utf-8")
+    reply = design_check.checked_design([str(tmp_path / "m.sv")], [str(tmp_path)], TOOLS, str(tmp_path), preprocessors=False)
+    assert reply["problems"] == [] and "canonical" in reply
