@@ -167,7 +167,8 @@ def _unit(port: str) -> str:
 def notes(first: Mark, fmt: QFormat, origin: int) -> tuple[str, ...]:
     """The failure in words: where, which vector, and each differing output expected against actual."""
     if first.event:
-        what = f"a {first.kind} failure"
+        what = "an output X or Z" if first.kind == "unresolved" else \
+            f"{'an' if first.kind[0] in 'aeiou' else 'a'} {first.kind} failure"  # an error bound, a reset
     else:
         what = f"vector {first.vector_id}" if first.vector_id.isdigit() else first.vector_id
         what += f" ({first.label})" if first.label and first.label != first.vector_id else ""

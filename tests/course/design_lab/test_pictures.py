@@ -690,3 +690,11 @@ def test_a_wrong_cap_one_lsb_off_stays_visible_inside_its_expected_ring(tmp_path
     root = ET.fromstring(svg)
     ids = [g.get("id") for g in root.iter(f"{SVG}g")]
     assert ids.index("expected-cap_o") > ids.index("wrong-cap_o")  # drawn after it: the ring is on top
+
+
+@pytest.mark.parametrize(("kind", "said"), [("unresolved", "an output X or Z"), ("error bound", "an error bound failure"),
+                                            ("reset", "a reset failure"), ("other", "an other failure")])
+def test_a_pictures_note_names_an_event_in_words(kind: str, said: str) -> None:
+    """The note once read "a unresolved failure": the scoreboard's kind, with the wrong article."""
+    mark = traces.Mark(step=3, cycle=7, vector_id="after_reset", kind=kind, event=True)
+    assert waves.notes(mark, ParamSet().params.fmt, 2)[0] == f"first failure in cycle 5: {said}"
