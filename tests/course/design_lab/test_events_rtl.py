@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pipe_wrapper import pipe_wrapper
 from real_grading import SLOT, needs_sandbox
 
 from roofline_core.contract import MODULES
@@ -36,23 +37,10 @@ PIPE_FINAL_STAGE_COMBINATIONAL = """  assign cap_o       = best_cap;  // the las
   assign mem_bound_o = |s3_mem_bound;
   assign binding_o   = best_index;
 """
-LATE_WRAPPER = """module roofline_hierarchy_pipe #(
-  parameter int INT_BITS = 24, parameter int FRAC_BITS = 16, parameter int LEVELS = 3, parameter int MUL_STAGES = 1
-) (
-  input  logic clk_i, rst_ni, in_valid_i, out_ready_i,
-  output logic in_ready_o, out_valid_o,
-  input  logic [INT_BITS+FRAC_BITS-1:0] peak_i,
-  input  logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] bw_i, ai_i,
-  output logic [INT_BITS+FRAC_BITS-1:0] cap_o,
-  output logic [LEVELS*(INT_BITS+FRAC_BITS)-1:0] level_cap_o,
-  output logic mem_bound_o,
-  output logic [$clog2(LEVELS+1)-1:0] binding_o
-);
-  // One multiplication stage more than asked for: every result one cycle late, every value right.
-  roofline_hierarchy_pipe_core #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS), .LEVELS(LEVELS), .MUL_STAGES(MUL_STAGES + 1))
-    u_core (.*);
-endmodule
-"""
+# One multiplication stage more than asked for: every result one cycle late, every value right.
+LATE_WRAPPER = pipe_wrapper("""  roofline_hierarchy_pipe_core #(.INT_BITS(INT_BITS), .FRAC_BITS(FRAC_BITS), .LEVELS(LEVELS),
+    .MUL_STAGES(MUL_STAGES + 1)) u_core (.*);
+""")
 
 # (lab, name, {file: [(the reference's text, the bug's text)]}, files added, the tests that check the event, the hint)
 BUGS = [
