@@ -5,17 +5,14 @@ parameters the simulation groups use earned lab 5's synthesis marks for a circui
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from pipe_wrapper import pipe_wrapper
-from real_grading import SLOT, needs_sandbox
+from real_grading import grade, needs_sandbox
 
 from roofline_core.contract import MODULES
-from roofline_core.paths import REPO_ROOT, RTL_DIR
+from roofline_core.paths import RTL_DIR
 from roofline_course.labs.definitions import load_lab
 
 LAB5 = load_lab(5, with_hidden=False)
@@ -43,13 +40,6 @@ def test_lab5s_synthesis_names_the_tests_its_circuit_must_pass_and_they_differ_f
     assert all(g.param_set != SYNTHESIS.param_set for g in required)  # why the requirement alone was not enough
 
 
-def grade(submission: Path, out: Path) -> tuple[subprocess.CompletedProcess, dict]:
-    run = subprocess.run([sys.executable, "-m", "roofline_course.grade", "--lab", "5", "--rtl", str(submission),
-                          "--out", str(out), "--visible-only", "--slot", str(SLOT)], cwd=REPO_ROOT, capture_output=True,
-                         text=True, timeout=900)
-    return run, json.loads((out / "result.json").read_text())
-
-
 @pytest.mark.full
 @pytest.mark.sim
 @needs_sandbox
@@ -68,11 +58,11 @@ def test_a_design_that_builds_another_circuit_at_the_synthesis_parameters_scores
     for name, value in cheap_here.items():
         text = text.replace(name, str(value))
     (submission / "wrapper.sv").write_text(text)
-    run, result = grade(submission, tmp_path / "out")
+    status, result, output = grade(submission, tmp_path / "out", "--visible-only", lab=5, timeout=LAB5.timeout_s)
     scores = {g["name"]: (g["score"], g["status"]) for g in result["groups"]}
-    assert scores.pop(SYNTHESIS.name) == (0.0, "fail"), run.stdout
-    assert all(score == (g.weight, "pass") for g in LAB5.groups if (score := scores.get(g.name))), run.stdout
+    assert scores.pop(SYNTHESIS.name) == (0.0, "fail"), output
+    assert all(score == (g.weight, "pass") for g in LAB5.groups if (score := scores.get(g.name))), output
     detail = next(g["detail"] for g in result["groups"] if g["name"] == SYNTHESIS.name)
     assert detail[0].startswith("not synthesized: the circuit whose cost is scored must first pass"), detail
     assert f"INT_BITS={p.int_bits} FRAC_BITS={p.frac_bits} LEVELS={p.levels}" in detail[0]
-    assert run.returncode == 1 and "fewer than full marks (exit 1)" in run.stdout.splitlines()[-1]
+    assert status == 1 and "fewer than full marks (exit 1)" in output, output
